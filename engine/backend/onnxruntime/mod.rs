@@ -1,0 +1,81 @@
+//! The ONNX Runtime backend (through the `ort` crate, loading `libonnxruntime` at run time).
+//!
+//! - [`library`]: finding and loading libonnxruntime, once per process.
+//! - [`providers`]: the execution providers a config may list, each option documented.
+//! - [`contract`]: checking a session's inputs and outputs against the model manifest.
+//! - [`decoder`]: the decoder runner: one preallocated KV buffer per layer bound as both past and present, and a
+//!   hot path on the raw C API so a decode step costs one `Run` and no large allocation.
+
+pub mod contract;
+pub mod decoder;
+pub mod library;
+pub mod providers;
+mod raw;
+
+use crate::backend::{Backend, DecoderGraph};
+use crate::config::{BackendConfig, OptimizationLevel};
+use crate::error::{Error, Result};
+use crate::model::Manifest;
+
+/// Opens graphs with ONNX Runtime.
+#[derive(Debug, Clone)]
+pub struct OnnxRuntime {
+    settings: BackendConfig,
+    threads: usize,
+}
+
+impl OnnxRuntime {
+    /// Loads libonnxruntime (once per process) and prepares a backend with `settings`.
+    pub fn new(settings: &BackendConfig) -> Result<Self> {
+        library::environment(settings.library.as_deref())?;
+        let threads = settings.threads.unwrap_or_else(default_threads);
+        Ok(OnnxRuntime { settings: settings.clone(), threads })
+    }
+
+    /// Intra-op threads sessions get.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Builds an `ort` session for `model_file` with the configured threads, optimization and providers.
+    pub(crate) fn session(&self, model_file: &std::path::Path) -> Result<ort::session::Session> {
+        use ort::session::builder::GraphOptimizationLevel as G;
+        let env = library::environment(self.settings.library.as_deref())?;
+        let level = match self.settings.optimization {
+            OptimizationLevel::Disable => G::Disable,
+            OptimizationLevel::Basic => G::Level1,
+            OptimizationLevel::Extended => G::Level2,
+            OptimizationLevel::All => G::All,
+        };
+        let backend_err = |e: ort::Error<ort::session::builder::SessionBuilder>| Error::Backend(e.to_string());
+        let mut builder = ort::session::Session::builder(&env)
+            .map_err(|e| Error::Backend(e.to_string()))?
+            .with_optimization_level(level)
+            .map_err(backend_err)?
+            .with_intra_threads(self.threads)
+            .map_err(backend_err)?;
+        builder = providers::register(builder, &self.settings.providers)?;
+        builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
+    }
+
+    /// A description like `onnxruntime/cpu`.
+    pub fn device(&self) -> String {
+        let names: Vec<&str> = self.settings.providers.iter().map(|p| p.name()).collect();
+        format!("onnxruntime/{}", names.join("+"))
+    }
+}
+
+/// Physical parallelism available to this process.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+impl Backend for OnnxRuntime {
+    fn name(&self) -> &'static str {
+        "onnxruntime"
+    }
+
+    fn open_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<Box<dyn DecoderGraph>> {
+        Ok(Box::new(decoder::OrtDecoder::open(self, manifest, capacity)?))
+    }
+}

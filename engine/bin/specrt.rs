@@ -1,0 +1,160 @@
+//! The `specrt` command line: generate text with a YAML pipeline, and benchmark pipelines.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use specrt::config::StrategyConfig;
+use specrt::{GenerationRequest, Pipeline, Prompt};
+
+#[derive(Parser)]
+#[command(name = "specrt", version, about = "Deploy ONNX-exported LLMs and decode them fast")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate text with a pipeline. Prints only the text on stdout and a one-line summary on stderr.
+    Generate(GenerateArgs),
+    /// Run pipelines over prompt sets and write results.json, results.md and plots.
+    Bench(specrt::bench::BenchArgs),
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// The pipeline YAML file.
+    #[arg(long)]
+    config: PathBuf,
+    /// The prompt text.
+    #[arg(long, conflicts_with = "prompt_file")]
+    prompt: Option<String>,
+    /// Read the prompt from a file (must be UTF-8).
+    #[arg(long)]
+    prompt_file: Option<PathBuf>,
+    /// Apply the model's chat template to the prompt.
+    #[arg(long)]
+    chat: bool,
+    /// Maximum new tokens.
+    #[arg(long)]
+    max_tokens: Option<usize>,
+    /// Sampling temperature (0 = greedy).
+    #[arg(long)]
+    temperature: Option<f32>,
+    /// Top-k (0 = off).
+    #[arg(long)]
+    top_k: Option<usize>,
+    /// Top-p (1 = off).
+    #[arg(long)]
+    top_p: Option<f32>,
+    /// Min-p (0 = off).
+    #[arg(long)]
+    min_p: Option<f32>,
+    /// Repetition penalty (1 = off).
+    #[arg(long)]
+    repetition_penalty: Option<f32>,
+    /// RNG seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Stop string (repeatable).
+    #[arg(long)]
+    stop: Vec<String>,
+    /// Print text as it is generated.
+    #[arg(long)]
+    stream: bool,
+    /// Print one JSON object (text, token counts, speeds, strategy statistics) instead of text + summary.
+    #[arg(long)]
+    json: bool,
+    /// Override the pipeline's strategy with plain `ar` (same target and settings), to check identity.
+    #[arg(long, value_parser = ["ar"])]
+    strategy: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate(args) => generate(args),
+        Command::Bench(args) => specrt::bench::run(&args).map_err(anyhow::Error::from),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn generate(args: GenerateArgs) -> Result<()> {
+    let prompt = match (&args.prompt, &args.prompt_file) {
+        (Some(p), _) => p.clone(),
+        (None, Some(path)) => {
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read prompt file {}", path.display()))?;
+            String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!("prompt file {} is not valid UTF-8 (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())
+            })?
+        }
+        (None, None) => anyhow::bail!("give a prompt with --prompt TEXT or --prompt-file PATH"),
+    };
+    let t0 = Instant::now();
+    eprintln!("specrt: loading {}", args.config.display());
+    let mut pipeline = Pipeline::load(&args.config)?;
+    if args.strategy.as_deref() == Some("ar") {
+        pipeline.set_strategy(StrategyConfig::Ar {})?;
+    }
+    eprintln!(
+        "specrt: {} ({}, strategy {}, {}) ready in {:.1}s",
+        pipeline.name(),
+        pipeline.model_name(),
+        pipeline.strategy_name(),
+        pipeline.device(),
+        t0.elapsed().as_secs_f64()
+    );
+    let request = GenerationRequest {
+        prompt: Some(Prompt::Text(prompt)),
+        chat: args.chat.then_some(true),
+        max_tokens: args.max_tokens,
+        temperature: args.temperature,
+        top_k: args.top_k,
+        top_p: args.top_p,
+        min_p: args.min_p,
+        repetition_penalty: args.repetition_penalty,
+        seed: args.seed,
+        stop: (!args.stop.is_empty()).then(|| args.stop.clone()),
+    };
+    let stream = args.stream && !args.json;
+    let mut stdout = std::io::stdout().lock();
+    let output = pipeline.generate(&request, &mut |piece| {
+        if stream {
+            // A closed stdout (e.g. `| head`) ends the generation instead of panicking.
+            return write!(stdout, "{piece}").and_then(|_| stdout.flush()).is_ok();
+        }
+        true
+    })?;
+    if args.json {
+        let mut obj = serde_json::json!({
+            "text": output.text,
+            "prompt_tokens": output.stats.prompt_tokens,
+            "new_tokens": output.stats.new_tokens,
+            "prefill_tokens_per_second": output.stats.prefill_tokens_per_second(),
+            "decode_tokens_per_second": output.stats.decode_tokens_per_second(),
+            "finish_reason": output.finish_reason.as_str(),
+            "tokens": output.tokens,
+            "pipeline": pipeline.name(),
+            "model": pipeline.model_name(),
+        });
+        obj["stats"] = output.stats.to_json();
+        writeln!(stdout, "{obj}")?;
+    } else {
+        if !stream {
+            write!(stdout, "{}", output.text)?;
+        }
+        writeln!(stdout)?;
+        eprintln!("{} (finish: {})", output.stats.summary_line(), output.finish_reason.as_str());
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! YAML pipeline files: the schema ([`schema`]), loading with errors that name the file, line and key, and
+//! validation of values serde cannot check on its own.
+//!
+//! Paths inside a config resolve relative to the config file's folder, so a pipeline can be run from anywhere.
+
+pub mod schema;
+mod locate;
+
+use std::path::{Path, PathBuf};
+
+pub use schema::{
+    BackendConfig, GenerationDefaults, OptimizationLevel, PipelineConfig, ProviderConfig, StrategyConfig,
+};
+
+use crate::error::{Error, Result};
+
+/// A parsed and validated pipeline config together with where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The validated settings, with every path made absolute.
+    pub config: PipelineConfig,
+    /// The file it was read from (`<string>` for inline YAML).
+    pub source: String,
+    /// The folder relative paths were resolved against.
+    pub base_dir: PathBuf,
+}
+
+/// Reads and validates a pipeline YAML file.
+pub fn load_file(path: &Path) -> Result<LoadedConfig> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|e| Error::Config {
+        file: path.display().to_string(),
+        line: 0,
+        column: 0,
+        message: format!("file is not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
+    parse_str(&text, &path.display().to_string(), &base)
+}
+
+/// Parses YAML text; relative paths resolve against `base_dir`. `source` names the text in errors.
+pub fn parse_str(text: &str, source: &str, base_dir: &Path) -> Result<LoadedConfig> {
+    let mut config: PipelineConfig = serde_yaml::from_str(text).map_err(|e| {
+        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+        Error::Config { file: source.to_string(), line, column, message: e.to_string() }
+    })?;
+    let base_dir = base_dir.canonicalize().unwrap_or_else(|_| base_dir.to_path_buf());
+    config.resolve_paths(&base_dir);
+    if let Err(problem) = config.validate() {
+        let (line, column) = locate::key_position(text, &problem.key).unwrap_or((0, 0));
+        return Err(Error::Config {
+            file: source.to_string(),
+            line,
+            column,
+            message: format!("{}: {}", problem.key.join("."), problem.message),
+        });
+    }
+    Ok(LoadedConfig { config, source: source.to_string(), base_dir })
+}
+
+/// A value that parsed but is not allowed, with the dotted key path that holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// Key path from the document root, e.g. `["generation", "top_p"]`.
+    pub key: Vec<String>,
+    /// What is wrong with the value.
+    pub message: String,
+}
+
+impl Invalid {
+    pub(crate) fn new(key: &[&str], message: impl Into<String>) -> Self {
+        Invalid { key: key.iter().map(|s| s.to_string()).collect(), message: message.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<LoadedConfig> {
+        parse_str(text, "test.yaml", Path::new("."))
+    }
+
+    #[test]
+    fn minimal_config_gets_defaults() {
+        let c = parse("model: m\n").unwrap().config;
+        assert_eq!(c.strategy, StrategyConfig::Ar {});
+        assert_eq!(c.backend.threads, None);
+        assert!(c.model.is_absolute());
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let err = parse("model: m\ngeneration:\n  max_tokens: 3\n  temprature: 0.5\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("test.yaml:4:"), "{msg}");
+        assert!(msg.contains("temprature"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_key() {
+        let err = parse("model: m\ngeneration:\n  max_tokens: many\n").unwrap_err().to_string();
+        assert!(err.contains("test.yaml:3:"), "{err}");
+        assert!(err.contains("max_tokens"), "{err}");
+    }
+
+    #[test]
+    fn semantic_errors_point_at_the_key() {
+        let err = parse("model: m\ngeneration:\n  top_p: 1.5\n").unwrap_err().to_string();
+        assert!(err.starts_with("test.yaml:3:"), "{err}");
+        assert!(err.contains("generation.top_p"), "{err}");
+        let err = parse("model: m\nbackend:\n  threads: 0\n").unwrap_err().to_string();
+        assert!(err.contains("backend.threads"), "{err}");
+    }
+
+    #[test]
+    fn unknown_strategy_is_rejected() {
+        let err = parse("model: m\nstrategy:\n  kind: telepathy\n").unwrap_err().to_string();
+        assert!(err.contains("telepathy"), "{err}");
+    }
+
+    #[test]
+    fn unknown_provider_is_rejected() {
+        let err = parse("model: m\nbackend:\n  providers: [quantum]\n").unwrap_err().to_string();
+        assert!(err.contains("quantum"), "{err}");
+    }
+
+    #[test]
+    fn paths_resolve_relative_to_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.yaml"), "model: ../models/x\n").unwrap();
+        let c = load_file(&dir.path().join("p.yaml")).unwrap();
+        let expected = dir.path().canonicalize().unwrap().join("../models/x");
+        assert_eq!(c.config.model, expected);
+    }
+
+    #[test]
+    fn invalid_utf8_file_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.yaml"), b"model: \xff\xfe\n").unwrap();
+        let err = load_file(&dir.path().join("p.yaml")).unwrap_err().to_string();
+        assert!(err.contains("UTF-8"), "{err}");
+    }
+}

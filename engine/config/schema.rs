@@ -1,0 +1,274 @@
+//! The pipeline schema. Every struct rejects unknown keys, so a typo is an error, never a silently ignored
+//! setting.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::Invalid;
+
+/// One pipeline: a target model, the backend that runs it, a decoding strategy and generation defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineConfig {
+    /// A display name (defaults to the config file's stem).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The exported model folder of the target (the model whose output the pipeline promises).
+    pub model: PathBuf,
+    /// KV cache capacity in tokens (prompt + output). Default: min(2048, the model's maximum positions).
+    #[serde(default)]
+    pub context_length: Option<usize>,
+    /// How the graphs are executed.
+    #[serde(default)]
+    pub backend: BackendConfig,
+    /// The decoding strategy.
+    #[serde(default)]
+    pub strategy: StrategyConfig,
+    /// Defaults for requests that do not say otherwise.
+    #[serde(default)]
+    pub generation: GenerationDefaults,
+}
+
+/// Backend settings (ONNX Runtime).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendConfig {
+    /// Backend kind; only `onnxruntime` exists today.
+    #[serde(default = "default_backend_kind")]
+    pub kind: String,
+    /// Path to libonnxruntime.so. Default: `$ORT_DYLIB_PATH`, then the copy `make` puts under `.cache/`.
+    #[serde(default)]
+    pub library: Option<PathBuf>,
+    /// Intra-op threads. Default: the number of available cores.
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Graph optimization level.
+    #[serde(default)]
+    pub optimization: OptimizationLevel,
+    /// Execution providers in priority order. A provider that cannot be registered is an error.
+    #[serde(default = "default_providers")]
+    pub providers: Vec<ProviderConfig>,
+}
+
+impl Default for BackendConfig {
+    fn default() -> Self {
+        BackendConfig {
+            kind: default_backend_kind(),
+            library: None,
+            threads: None,
+            optimization: OptimizationLevel::default(),
+            providers: default_providers(),
+        }
+    }
+}
+
+fn default_backend_kind() -> String {
+    "onnxruntime".to_string()
+}
+
+fn default_providers() -> Vec<ProviderConfig> {
+    vec![ProviderConfig::Cpu]
+}
+
+/// ONNX Runtime graph optimization levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizationLevel {
+    /// No graph rewrites.
+    Disable,
+    /// Constant folding and redundant node removal.
+    Basic,
+    /// Basic plus operator fusions.
+    Extended,
+    /// Everything, including layout optimizations (the default).
+    #[default]
+    All,
+}
+
+/// An execution provider entry: `cpu`, `cuda`, `{cuda: {device_id: 1}}`, `tensorrt`, ...
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum ProviderConfig {
+    /// The CPU provider (always available).
+    Cpu,
+    /// NVIDIA CUDA (needs a CUDA build of libonnxruntime and the `cuda` cargo feature).
+    Cuda {
+        /// GPU index.
+        #[serde(default)]
+        device_id: i32,
+    },
+    /// NVIDIA TensorRT through ONNX Runtime (needs the `tensorrt` cargo feature and a TensorRT build).
+    Tensorrt {
+        /// GPU index.
+        #[serde(default)]
+        device_id: i32,
+        /// Build fp16 engines.
+        #[serde(default)]
+        fp16: bool,
+        /// Folder for the engine cache (relative to the config file).
+        #[serde(default)]
+        engine_cache: Option<PathBuf>,
+    },
+}
+
+impl ProviderConfig {
+    /// The provider's name as written in YAML.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProviderConfig::Cpu => "cpu",
+            ProviderConfig::Cuda { .. } => "cuda",
+            ProviderConfig::Tensorrt { .. } => "tensorrt",
+        }
+    }
+}
+
+/// The decoding strategy, selected by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StrategyConfig {
+    /// Plain autoregressive decoding: one target step per token.
+    Ar {},
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig::Ar {}
+    }
+}
+
+impl StrategyConfig {
+    /// The strategy's name as written in YAML and reported in statistics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StrategyConfig::Ar {} => "ar",
+        }
+    }
+}
+
+/// Generation defaults; a request may override each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerationDefaults {
+    /// Maximum new tokens.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: usize,
+    /// Softmax temperature; 0 means greedy.
+    #[serde(default)]
+    pub temperature: f32,
+    /// Keep only the k most likely tokens (0 = off).
+    #[serde(default)]
+    pub top_k: usize,
+    /// Nucleus sampling mass (1 = off).
+    #[serde(default = "one")]
+    pub top_p: f32,
+    /// Drop tokens whose probability is below min_p times the top probability (0 = off).
+    #[serde(default)]
+    pub min_p: f32,
+    /// CTRL-style repetition penalty over prompt and output (1 = off).
+    #[serde(default = "one")]
+    pub repetition_penalty: f32,
+    /// RNG seed for sampling.
+    #[serde(default)]
+    pub seed: u64,
+    /// Stop strings (not included in the output).
+    #[serde(default)]
+    pub stop: Vec<String>,
+    /// Apply the model's chat template to a plain prompt.
+    #[serde(default)]
+    pub chat: bool,
+}
+
+impl Default for GenerationDefaults {
+    fn default() -> Self {
+        GenerationDefaults {
+            max_tokens: default_max_tokens(),
+            temperature: 0.0,
+            top_k: 0,
+            top_p: 1.0,
+            min_p: 0.0,
+            repetition_penalty: 1.0,
+            seed: 0,
+            stop: Vec::new(),
+            chat: false,
+        }
+    }
+}
+
+fn default_max_tokens() -> usize {
+    256
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+impl PipelineConfig {
+    /// Makes every relative path absolute against `base`.
+    pub(crate) fn resolve_paths(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        fix(&mut self.model);
+        if let Some(lib) = self.backend.library.as_mut() {
+            fix(lib);
+        }
+        for provider in &mut self.backend.providers {
+            if let ProviderConfig::Tensorrt { engine_cache: Some(dir), .. } = provider {
+                fix(dir);
+            }
+        }
+    }
+
+    /// Checks values serde accepted by type but that make no sense.
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
+        if self.backend.kind != "onnxruntime" {
+            return Err(Invalid::new(&["backend", "kind"], format!("unknown backend `{}` (expected `onnxruntime`)", self.backend.kind)));
+        }
+        if self.backend.threads == Some(0) {
+            return Err(Invalid::new(&["backend", "threads"], "must be at least 1"));
+        }
+        if self.backend.providers.is_empty() {
+            return Err(Invalid::new(&["backend", "providers"], "list at least one provider (e.g. [cpu])"));
+        }
+        if let Some(n) = self.context_length {
+            if n < 2 {
+                return Err(Invalid::new(&["context_length"], "must be at least 2"));
+            }
+        }
+        self.generation.validate().map_err(|(key, msg)| Invalid::new(&["generation", key], msg))
+    }
+}
+
+impl GenerationDefaults {
+    /// Checks the sampling values; returns the offending key and why.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        check_sampling(self.temperature, self.top_p, self.min_p, self.repetition_penalty)?;
+        if self.max_tokens == 0 {
+            return Err(("max_tokens", "must be at least 1".into()));
+        }
+        if self.stop.iter().any(String::is_empty) {
+            return Err(("stop", "stop strings must not be empty".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Shared range checks for sampling values (config defaults and per-request overrides).
+pub fn check_sampling(temperature: f32, top_p: f32, min_p: f32, repetition_penalty: f32) -> Result<(), (&'static str, String)> {
+    if !temperature.is_finite() || temperature < 0.0 {
+        return Err(("temperature", format!("must be >= 0 (got {temperature})")));
+    }
+    if !(top_p > 0.0 && top_p <= 1.0) {
+        return Err(("top_p", format!("must be in (0, 1] (got {top_p})")));
+    }
+    if !(0.0..=1.0).contains(&min_p) {
+        return Err(("min_p", format!("must be in [0, 1] (got {min_p})")));
+    }
+    if !repetition_penalty.is_finite() || repetition_penalty <= 0.0 {
+        return Err(("repetition_penalty", format!("must be > 0 (got {repetition_penalty})")));
+    }
+    Ok(())
+}

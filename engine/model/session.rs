@@ -1,0 +1,219 @@
+//! [`LanguageModel`]: one decoder graph plus the bookkeeping of its KV cache. The cache holds the committed
+//! context in slots `0..len`; anything evaluated beyond `len` is tentative until committed. Rolling back is O(1):
+//! `truncate` lowers `len`, and the next forward pass overwrites the stale slots.
+
+use std::path::Path;
+
+use crate::backend::{Backend, DecoderGraph, ForwardInputs};
+use crate::error::{Error, Result};
+use crate::model::mask::{self, TokenTree};
+use crate::model::Manifest;
+
+/// The default KV capacity when the config does not set `context_length`.
+pub const DEFAULT_CONTEXT: usize = 2048;
+
+/// Prefill runs in chunks of this many tokens, bounding the `[S, P + S]` bias and activations.
+pub const PREFILL_CHUNK: usize = 512;
+
+/// A decoder with its KV cache, as strategies use it.
+pub struct LanguageModel {
+    manifest: Manifest,
+    graph: Box<dyn DecoderGraph>,
+    len: usize,
+    // Reused scratch buffers: steady-state steps allocate nothing.
+    ids: Vec<i64>,
+    positions: Vec<i64>,
+    bias: Vec<f32>,
+    rows: Vec<i64>,
+    /// Set by `eval_tree`: how many tentative slots past `len` hold tree nodes.
+    pending_tree: usize,
+}
+
+impl LanguageModel {
+    /// Opens the model folder `dir` on `backend` with `context` KV slots (default: min(2048, model maximum)).
+    pub fn open(backend: &dyn Backend, dir: &Path, context: Option<usize>) -> Result<Self> {
+        let manifest = Manifest::load(dir)?;
+        if manifest.kind != "decoder" {
+            return Err(Error::model(dir, format!("kind `{}` is not a decoder", manifest.kind)));
+        }
+        let max = manifest.dims.max_position_embeddings;
+        let capacity = context.unwrap_or(DEFAULT_CONTEXT.min(max));
+        if capacity > max {
+            return Err(Error::model(dir, format!("context_length {capacity} exceeds the model's {max} positions")));
+        }
+        let graph = backend.open_decoder(&manifest, capacity)?;
+        Ok(LanguageModel {
+            manifest,
+            graph,
+            len: 0,
+            ids: Vec::new(),
+            positions: Vec::new(),
+            bias: Vec::new(),
+            rows: Vec::new(),
+            pending_tree: 0,
+        })
+    }
+
+    /// The model's manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Committed tokens in the KV cache.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// KV slots in total.
+    pub fn capacity(&self) -> usize {
+        self.graph.capacity()
+    }
+
+    /// Logits width.
+    pub fn vocab_size(&self) -> usize {
+        self.manifest.dims.vocab_size
+    }
+
+    /// Where the graph runs.
+    pub fn device(&self) -> String {
+        self.graph.device()
+    }
+
+    fn ensure_room(&self, n: usize) -> Result<()> {
+        if self.len + n > self.capacity() {
+            return Err(Error::InvalidRequest(format!(
+                "{} cached + {n} new tokens exceed the context length {}",
+                self.len,
+                self.capacity()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Appends `tokens` to the cache (in chunks) and returns the logits after the last one.
+    pub fn append(&mut self, tokens: &[u32]) -> Result<&[f32]> {
+        if tokens.is_empty() {
+            return Err(Error::InvalidRequest("nothing to append".into()));
+        }
+        self.ensure_room(tokens.len())?;
+        self.pending_tree = 0;
+        for chunk in tokens.chunks(PREFILL_CHUNK) {
+            self.fill_chain(chunk);
+            self.rows.clear();
+            self.rows.push(chunk.len() as i64 - 1);
+            self.graph.forward(&ForwardInputs {
+                input_ids: &self.ids,
+                position_ids: &self.positions,
+                past_len: self.len,
+                attention_bias: &self.bias,
+                logits_rows: &self.rows,
+            })?;
+            self.len += chunk.len();
+        }
+        Ok(self.last_logits(1))
+    }
+
+    /// Appends `tokens` in ONE forward pass and returns `[tokens.len(), vocab]` logits: row `i` predicts the
+    /// token after `tokens[i]`. This is chain verification: the caller truncates to what it accepts.
+    pub fn append_all(&mut self, tokens: &[u32]) -> Result<&[f32]> {
+        if tokens.is_empty() {
+            return Err(Error::InvalidRequest("nothing to append".into()));
+        }
+        self.ensure_room(tokens.len())?;
+        self.pending_tree = 0;
+        self.fill_chain(tokens);
+        self.rows.clear();
+        self.rows.extend(0..tokens.len() as i64);
+        self.graph.forward(&ForwardInputs {
+            input_ids: &self.ids,
+            position_ids: &self.positions,
+            past_len: self.len,
+            attention_bias: &self.bias,
+            logits_rows: &self.rows,
+        })?;
+        self.len += tokens.len();
+        Ok(self.last_logits(tokens.len()))
+    }
+
+    /// Evaluates a token tree on top of the committed context in one forward pass, without committing it.
+    /// Returns `[nodes, vocab]` logits (row `i` predicts the child of node `i`). Follow with
+    /// [`LanguageModel::commit_tree_path`] (or nothing, to discard).
+    pub fn eval_tree(&mut self, tree: &TokenTree) -> Result<&[f32]> {
+        tree.validate().map_err(Error::InvalidRequest)?;
+        if tree.is_empty() {
+            return Err(Error::InvalidRequest("empty token tree".into()));
+        }
+        self.ensure_room(tree.len())?;
+        self.ids.clear();
+        self.ids.extend(tree.tokens.iter().map(|&t| t as i64));
+        tree.bias_and_positions(self.len, &mut self.bias, &mut self.positions);
+        self.rows.clear();
+        self.rows.extend(0..tree.len() as i64);
+        self.graph.forward(&ForwardInputs {
+            input_ids: &self.ids,
+            position_ids: &self.positions,
+            past_len: self.len,
+            attention_bias: &self.bias,
+            logits_rows: &self.rows,
+        })?;
+        self.pending_tree = tree.len();
+        Ok(self.last_logits(tree.len()))
+    }
+
+    /// Commits the nodes `path` (a root-to-node path of the last evaluated tree, in order): their K/V rows move
+    /// down to contiguous slots and the context grows by `path.len()`.
+    pub fn commit_tree_path(&mut self, path: &[usize]) -> Result<()> {
+        if path.iter().any(|&n| n >= self.pending_tree) {
+            return Err(Error::InvalidRequest(format!("path {path:?} is not inside the last evaluated tree ({} nodes)", self.pending_tree)));
+        }
+        let src: Vec<usize> = path.iter().map(|&n| self.len + n).collect();
+        self.graph.compact_kv(&src, self.len)?;
+        self.len += path.len();
+        self.pending_tree = 0;
+        Ok(())
+    }
+
+    /// Rolls the context back to `len` tokens (O(1)).
+    pub fn truncate(&mut self, len: usize) -> Result<()> {
+        if len > self.len {
+            return Err(Error::InvalidRequest(format!("cannot truncate {} cached tokens to {len}", self.len)));
+        }
+        self.len = len;
+        self.pending_tree = 0;
+        Ok(())
+    }
+
+    /// Forgets the whole context (a new request).
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.pending_tree = 0;
+    }
+
+    /// A copy of the committed K/V (see [`DecoderGraph::read_kv`]); for tests.
+    pub fn read_kv(&self) -> Vec<f32> {
+        self.graph.read_kv(self.len)
+    }
+
+    fn fill_chain(&mut self, tokens: &[u32]) {
+        self.ids.clear();
+        self.ids.extend(tokens.iter().map(|&t| t as i64));
+        self.positions.clear();
+        self.positions.extend((self.len..self.len + tokens.len()).map(|p| p as i64));
+        mask::causal(&mut self.bias, self.len, tokens.len());
+    }
+
+    /// The graph keeps the outputs of its last run; re-borrow them without another forward.
+    fn last_logits(&self, rows: usize) -> &[f32] {
+        &self.graph.last_logits()[..rows * self.vocab_size()]
+    }
+
+    /// Hidden states (`[S, hidden]`) of the last forward pass, when the model exports them.
+    pub fn last_hidden_states(&self) -> Option<&[f32]> {
+        self.graph.last_hidden_states()
+    }
+}

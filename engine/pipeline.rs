@@ -1,0 +1,220 @@
+//! [`Pipeline`]: what a YAML file describes, loaded and ready: the target model on its backend, the tokenizer
+//! and chat template, the strategy, and the generation defaults. Every interface (CLI, C ABI, server, benchmark)
+//! generates through it.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use crate::backend::onnxruntime::OnnxRuntime;
+use crate::config::{self, LoadedConfig, PipelineConfig, StrategyConfig};
+use crate::error::{Error, Result};
+use crate::generate::{GenerationRequest, Output, OutputSink, Prompt};
+use crate::model::LanguageModel;
+use crate::sampling::{Sampler, SamplingParams};
+use crate::stats::Stats;
+use crate::strategy::{self, DecodeContext, Strategy};
+use crate::text::{chat_template, ChatMessage, ChatTemplate, Tokenizer};
+
+/// A loaded pipeline.
+pub struct Pipeline {
+    name: String,
+    config: PipelineConfig,
+    backend: OnnxRuntime,
+    target: LanguageModel,
+    tokenizer: Tokenizer,
+    template: ChatTemplate,
+    stop_ids: Vec<u32>,
+    strategy: Box<dyn Strategy>,
+}
+
+impl Pipeline {
+    /// Loads the pipeline a YAML file describes.
+    pub fn load(path: &Path) -> Result<Self> {
+        let loaded = config::load_file(path)?;
+        Self::from_config(loaded)
+    }
+
+    /// Loads a pipeline from YAML text; relative paths resolve against `base_dir`.
+    pub fn from_yaml_str(yaml: &str, base_dir: &Path) -> Result<Self> {
+        Self::from_config(config::parse_str(yaml, "<string>", base_dir)?)
+    }
+
+    /// Loads a pipeline from a parsed config.
+    pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
+        let config = loaded.config;
+        let name = config.name.clone().unwrap_or_else(|| {
+            Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "pipeline".into())
+        });
+        let backend = OnnxRuntime::new(&config.backend)?;
+        let target = LanguageModel::open(&backend, &config.model, config.context_length)?;
+        let manifest = target.manifest();
+        let tokenizer = Tokenizer::load(&manifest.dir.join(&manifest.tokenizer))?;
+        if tokenizer.vocab_size() > manifest.dims.vocab_size {
+            return Err(Error::model(
+                &manifest.dir,
+                format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), manifest.dims.vocab_size),
+            ));
+        }
+        let token_text = |id: Option<u32>| id.and_then(|i| tokenizer.id_to_token(i)).unwrap_or_default();
+        let template = ChatTemplate::new(
+            manifest.chat_template.as_deref().unwrap_or(chat_template::CHATML),
+            &token_text(manifest.tokens.bos_id),
+            &token_text(manifest.tokens.eos_id),
+        )?;
+        let mut stop_ids = manifest.tokens.stop_ids.clone();
+        stop_ids.extend(manifest.tokens.eos_id);
+        stop_ids.sort_unstable();
+        stop_ids.dedup();
+        let strategy = strategy::build(&config.strategy)?;
+        Ok(Pipeline { name, config, backend, target, tokenizer, template, stop_ids, strategy })
+    }
+
+    /// Replaces the strategy, keeping the loaded target (e.g. `--strategy ar` to compare with plain AR).
+    pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
+        self.strategy = strategy::build(&config)?;
+        self.config.strategy = config;
+        Ok(())
+    }
+
+    /// The pipeline's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The config it was built from.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// The strategy's name.
+    pub fn strategy_name(&self) -> &'static str {
+        self.strategy.name()
+    }
+
+    /// The target model's display name (its folder).
+    pub fn model_name(&self) -> String {
+        self.target.manifest().display_name()
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// The KV capacity of the target.
+    pub fn context_length(&self) -> usize {
+        self.target.capacity()
+    }
+
+    /// Where the target runs (e.g. `onnxruntime/cpu`).
+    pub fn device(&self) -> String {
+        self.backend.device()
+    }
+
+    /// Prompt token ids of a request (chat template applied when asked).
+    pub fn prompt_tokens(&self, request: &GenerationRequest) -> Result<Vec<u32>> {
+        let chat = request.chat.unwrap_or(self.config.generation.chat);
+        let tokens = match &request.prompt {
+            None => return Err(Error::InvalidRequest("no prompt".into())),
+            Some(Prompt::Tokens(t)) => t.clone(),
+            Some(Prompt::Messages(m)) => self.tokenizer.encode(&self.template.render(m, true)?)?,
+            Some(Prompt::Text(t)) if chat => self.tokenizer.encode(&self.template.render(&[ChatMessage::user(t.clone())], true)?)?,
+            Some(Prompt::Text(t)) => {
+                let mut ids = Vec::new();
+                let m = self.target.manifest();
+                if m.tokens.add_bos {
+                    ids.extend(m.tokens.bos_id);
+                }
+                ids.extend(self.tokenizer.encode(t)?);
+                ids
+            }
+        };
+        if tokens.is_empty() {
+            return Err(Error::InvalidRequest("the prompt is empty".into()));
+        }
+        let vocab = self.target.vocab_size() as u32;
+        if let Some(bad) = tokens.iter().find(|&&t| t >= vocab) {
+            return Err(Error::InvalidRequest(format!("token id {bad} is outside the vocabulary (size {vocab})")));
+        }
+        Ok(tokens)
+    }
+
+    /// Sampling parameters of a request (request values over pipeline defaults), validated.
+    pub fn sampling_params(&self, request: &GenerationRequest) -> Result<SamplingParams> {
+        let g = &self.config.generation;
+        let p = SamplingParams {
+            temperature: request.temperature.unwrap_or(g.temperature),
+            top_k: request.top_k.unwrap_or(g.top_k),
+            top_p: request.top_p.unwrap_or(g.top_p),
+            min_p: request.min_p.unwrap_or(g.min_p),
+            repetition_penalty: request.repetition_penalty.unwrap_or(g.repetition_penalty),
+            seed: request.seed.unwrap_or(g.seed),
+        };
+        config::schema::check_sampling(p.temperature, p.top_p, p.min_p, p.repetition_penalty)
+            .map_err(|(key, msg)| Error::InvalidRequest(format!("{key} {msg}")))?;
+        if !p.is_greedy() && !self.strategy.exact_under_sampling() {
+            return Err(Error::InvalidRequest(format!(
+                "strategy `{}` is only lossless with greedy decoding (temperature 0)",
+                self.strategy.name()
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Generates for `request`, calling `on_text` with each piece of final text (return `false` to stop).
+    pub fn generate(&mut self, request: &GenerationRequest, on_text: &mut dyn FnMut(&str) -> bool) -> Result<Output> {
+        self.generate_with_cancel(request, on_text, None)
+    }
+
+    /// As [`Pipeline::generate`], also stopping when `cancel` becomes true (checked between tokens).
+    pub fn generate_with_cancel(
+        &mut self,
+        request: &GenerationRequest,
+        on_text: &mut dyn FnMut(&str) -> bool,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Output> {
+        let prompt = self.prompt_tokens(request)?;
+        let params = self.sampling_params(request)?;
+        let capacity = self.target.capacity();
+        if prompt.len() + 1 > capacity {
+            return Err(Error::PromptTooLong {
+                prompt_tokens: prompt.len(),
+                context: capacity,
+                model_max: self.target.manifest().dims.max_position_embeddings,
+            });
+        }
+        let max_tokens = request.max_tokens.unwrap_or(self.config.generation.max_tokens);
+        if max_tokens == 0 {
+            return Err(Error::InvalidRequest("max_tokens must be at least 1".into()));
+        }
+        let stop_strings = match &request.stop {
+            Some(s) => s.clone(),
+            None => self.config.generation.stop.clone(),
+        };
+        if stop_strings.iter().any(String::is_empty) {
+            return Err(Error::InvalidRequest("stop strings must not be empty".into()));
+        }
+        let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), ..Default::default() };
+        let mut sampler = Sampler::new(params);
+        let mut sink = OutputSink::new(&self.tokenizer, &self.stop_ids, &stop_strings, max_tokens, on_text, cancel);
+        self.target.reset();
+        let start = Instant::now();
+        let result = {
+            let mut ctx = DecodeContext {
+                target: &mut self.target,
+                prompt: &prompt,
+                sampler: &mut sampler,
+                sink: &mut sink,
+                stats: &mut stats,
+            };
+            self.strategy.generate(&mut ctx)
+        };
+        self.target.reset();
+        result?;
+        let (text, tokens, finish_reason) = sink.finish()?;
+        stats.new_tokens = tokens.len();
+        stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
+        Ok(Output { text, tokens, finish_reason, stats })
+    }
+}

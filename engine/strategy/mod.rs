@@ -1,0 +1,60 @@
+//! Decoding strategies. A strategy gets the target [`LanguageModel`] (already reset), the prompt, a
+//! [`Sampler`] and an [`OutputSink`]; it commits tokens into the sink until the sink says stop. It never knows
+//! which backend runs the model.
+
+pub mod ar;
+
+use std::time::Instant;
+
+use crate::config::StrategyConfig;
+use crate::error::Result;
+use crate::generate::OutputSink;
+use crate::model::LanguageModel;
+use crate::sampling::Sampler;
+use crate::stats::Stats;
+
+pub use ar::Autoregressive;
+
+/// What a strategy works with during one generation.
+pub struct DecodeContext<'a, 's> {
+    /// The model whose output the pipeline promises.
+    pub target: &'a mut LanguageModel,
+    /// Prompt token ids.
+    pub prompt: &'a [u32],
+    /// Draws tokens from the target's logits.
+    pub sampler: &'a mut Sampler,
+    /// Receives committed tokens and decides when to stop.
+    pub sink: &'a mut OutputSink<'s>,
+    /// Counters and timings to fill.
+    pub stats: &'a mut Stats,
+}
+
+/// A decoding strategy.
+pub trait Strategy: Send {
+    /// The name reported in statistics (`ar`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Whether sampled outputs follow exactly the target's sampling distribution (greedy outputs of every
+    /// lossless strategy equal AR's).
+    fn exact_under_sampling(&self) -> bool;
+
+    /// Generates until the sink stops.
+    fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()>;
+}
+
+/// Builds the strategy a config names.
+pub fn build(config: &StrategyConfig) -> Result<Box<dyn Strategy>> {
+    match config {
+        StrategyConfig::Ar {} => Ok(Box::new(Autoregressive)),
+    }
+}
+
+/// Runs the prefill of `prompt` on the target, timing it into `stats`, and returns the first token.
+pub(crate) fn prefill_and_sample(ctx: &mut DecodeContext<'_, '_>, history: &[u32]) -> Result<u32> {
+    let t0 = Instant::now();
+    let logits = ctx.target.append(ctx.prompt)?;
+    let token = ctx.sampler.sample(logits, history);
+    ctx.stats.prefill_seconds = t0.elapsed().as_secs_f64();
+    ctx.stats.target_calls += 1;
+    Ok(token)
+}

