@@ -101,10 +101,10 @@ def test_low_nll_on_natural_text(smollm2_ck, smollm2_export):
     """A wrong rope still writes plausible short text, so also check the loss on a real sentence."""
     out, _, _ = smollm2_export("int8", 4)
     tok = _tok(smollm2_ck)
-    ids = tok.encode("The quick brown fox jumps over the lazy dog. Paris is the capital and largest city of France.",
-                     add_special_tokens=False).ids
+    ids = tok.encode("Water is a chemical compound made of hydrogen and oxygen. It covers most of the surface of the "
+                     "Earth, and all known forms of life need it to survive.", add_special_tokens=False).ids
     logits = OrtDecoder(out, capacity=64).forward(ids, np.arange(len(ids)), 0)[:-1]
     logp = logits - logits.max(-1, keepdims=True)
     logp = logp - np.log(np.exp(logp).sum(-1, keepdims=True))
     nll = -np.mean(logp[np.arange(len(ids) - 1), ids[1:]])
-    assert nll < 3.0, nll
+    assert nll < 2.7, nll  # measured 2.24; with llama.cpp's q/k permutation left in place: 3.23

