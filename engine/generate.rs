@@ -103,6 +103,7 @@ pub struct OutputSink<'a> {
     stream: TextStream,
     finish: Option<FinishReason>,
     cut: bool,
+    stop_token: bool,
 }
 
 impl<'a> OutputSink<'a> {
@@ -128,6 +129,7 @@ impl<'a> OutputSink<'a> {
             stream: TextStream::new(),
             finish: None,
             cut: false,
+            stop_token: false,
         }
     }
 
@@ -142,6 +144,7 @@ impl<'a> OutputSink<'a> {
             return Ok(false);
         }
         if self.stop_ids.contains(&token) {
+            self.stop_token = true;
             self.finish = Some(FinishReason::Stop);
             return Ok(false);
         }
@@ -189,6 +192,11 @@ impl<'a> OutputSink<'a> {
     /// Tokens output so far.
     pub fn tokens(&self) -> &[u32] {
         &self.tokens
+    }
+
+    /// True when a stop token (consumed, not output) ended generation.
+    pub fn ended_by_stop_token(&self) -> bool {
+        self.stop_token
     }
 
     /// Flushes the remaining text and returns (text, tokens, finish reason).

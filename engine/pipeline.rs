@@ -212,8 +212,10 @@ impl Pipeline {
         };
         self.target.reset();
         result?;
+        let stop_token = sink.ended_by_stop_token();
         let (text, tokens, finish_reason) = sink.finish()?;
         stats.new_tokens = tokens.len();
+        stats.committed_tokens = tokens.len() + usize::from(stop_token);
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }

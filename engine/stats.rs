@@ -13,6 +13,8 @@ pub struct Stats {
     pub prompt_tokens: usize,
     /// Tokens generated (stop tokens excluded).
     pub new_tokens: usize,
+    /// Tokens the target committed: the output plus a final stop token (which is consumed, not output).
+    pub committed_tokens: usize,
     /// Wall time of the prefill (prompt forward), seconds.
     pub prefill_seconds: f64,
     /// Wall time after the prefill until the end, seconds.
@@ -39,7 +41,7 @@ impl Stats {
         if self.target_calls == 0 {
             0.0
         } else {
-            self.new_tokens as f64 / self.target_calls as f64
+            self.committed_tokens.max(self.new_tokens) as f64 / self.target_calls as f64
         }
     }
 

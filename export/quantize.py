@@ -127,8 +127,3 @@ def pack_weight(w: Weight, bits: int, requantize: bool = False) -> PackedMatrix:
             return _finish(bits, p["q"], p["d"], zp, p["m"], True)
     return quantize_rtn(as_float(w), bits)
 
-
-def int4_blocksum_matrix_note() -> str:
-    """Human-readable note on the Q4_1 offset term, for manifests."""
-    return ("Q4_1 blocks stored exactly as int4/int8 codes with zero point 0; the per-block offset m is added "
-            "in the graph as ReduceSum over 32-wide blocks of x, MatMul with m^T")

@@ -26,6 +26,7 @@ enum Command {
 }
 
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct GenerateArgs {
     /// The pipeline YAML file.
     #[arg(long)]

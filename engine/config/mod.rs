@@ -121,6 +121,15 @@ mod tests {
     }
 
     #[test]
+    fn providers_by_name_or_with_options() {
+        let c = parse("model: m\nbackend:\n  providers: [cuda, {tensorrt: {fp16: true}}, cpu]\n").unwrap().config;
+        assert_eq!(c.backend.providers[0], ProviderConfig::Cuda { device_id: 0 });
+        assert!(matches!(c.backend.providers[1], ProviderConfig::Tensorrt { fp16: true, .. }));
+        let err = parse("model: m\nbackend:\n  providers: [{cuda: {device: 1}}]\n").unwrap_err().to_string();
+        assert!(err.contains("device"), "{err}");
+    }
+
+    #[test]
     fn unknown_provider_is_rejected() {
         let err = parse("model: m\nbackend:\n  providers: [quantum]\n").unwrap_err().to_string();
         assert!(err.contains("quantum"), "{err}");

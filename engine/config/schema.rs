@@ -86,30 +86,80 @@ pub enum OptimizationLevel {
     All,
 }
 
-/// An execution provider entry: `cpu`, `cuda`, `{cuda: {device_id: 1}}`, `tensorrt`, ...
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
+/// An execution provider entry: `cpu`, `cuda`, `{cuda: {device_id: 1}}`, `tensorrt`, ... A bare name takes the
+/// provider's default options.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ProviderConfig {
     /// The CPU provider (always available).
     Cpu,
     /// NVIDIA CUDA (needs a CUDA build of libonnxruntime and the `cuda` cargo feature).
     Cuda {
         /// GPU index.
-        #[serde(default)]
         device_id: i32,
     },
     /// NVIDIA TensorRT through ONNX Runtime (needs the `tensorrt` cargo feature and a TensorRT build).
     Tensorrt {
         /// GPU index.
-        #[serde(default)]
         device_id: i32,
         /// Build fp16 engines.
-        #[serde(default)]
         fp16: bool,
         /// Folder for the engine cache (relative to the config file).
+        engine_cache: Option<PathBuf>,
+    },
+}
+
+/// The map form of a provider entry, as serde derives it.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum ProviderMap {
+    Cpu {},
+    Cuda {
+        #[serde(default)]
+        device_id: i32,
+    },
+    Tensorrt {
+        #[serde(default)]
+        device_id: i32,
+        #[serde(default)]
+        fp16: bool,
         #[serde(default)]
         engine_cache: Option<PathBuf>,
     },
+}
+
+impl From<ProviderMap> for ProviderConfig {
+    fn from(m: ProviderMap) -> Self {
+        match m {
+            ProviderMap::Cpu {} => ProviderConfig::Cpu,
+            ProviderMap::Cuda { device_id } => ProviderConfig::Cuda { device_id },
+            ProviderMap::Tensorrt { device_id, fp16, engine_cache } => ProviderConfig::Tensorrt { device_id, fp16, engine_cache },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ProviderConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ProviderConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a provider name (cpu, cuda, tensorrt) or a map like {cuda: {device_id: 0}}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ProviderConfig, E> {
+                match v {
+                    "cpu" => Ok(ProviderConfig::Cpu),
+                    "cuda" => Ok(ProviderConfig::Cuda { device_id: 0 }),
+                    "tensorrt" => Ok(ProviderConfig::Tensorrt { device_id: 0, fp16: false, engine_cache: None }),
+                    other => Err(E::unknown_variant(other, &["cpu", "cuda", "tensorrt"])),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ProviderConfig, A::Error> {
+                ProviderMap::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Into::into)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl ProviderConfig {
