@@ -58,8 +58,8 @@ def main(argv=None) -> int:
     p.add_argument("--ffn", type=int, default=128)
     p.add_argument("--max-pos", type=int, default=2048)
     p.add_argument("--tie", action="store_true", help="tie the LM head to the embedding")
-    p = sub.add_parser("bench", help="time greedy decode and k-token forwards of an exported folder")
-    p.add_argument("path")
+    p = sub.add_parser("bench", help="time greedy decode and k-token forwards of exported folders (interleaved)")
+    p.add_argument("paths", nargs="+")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--tokens", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     elif a.cmd == "bench":
         from .bench import bench
 
-        print(json.dumps(bench(a.path, threads=a.threads, n_tokens=a.tokens, rounds=a.rounds), indent=2))
+        print(json.dumps(bench(a.paths, threads=a.threads, n_tokens=a.tokens, rounds=a.rounds), indent=2))
     return 0
 
 

@@ -82,8 +82,9 @@ def read_config(reader) -> DecoderConfig:
         num_kv_heads=int(_field(reader, f"{arch}.attention.head_count_kv", heads)),
         head_dim=int(_field(reader, f"{arch}.attention.key_length", hidden // heads)),
         max_position_embeddings=int(_field(reader, f"{arch}.context_length", 2048)),
-        rope_theta=float(_field(reader, f"{arch}.rope.freq_base", 10000.0)),
-        rms_norm_eps=float(np.float32(_field(reader, f"{arch}.attention.layer_norm_rms_epsilon", 1e-5))),
+        rope_theta=float(str(np.float32(_field(reader, f"{arch}.rope.freq_base", 10000.0)))),
+        # GGUF stores float32: take the shortest decimal that is that float32 (9.99999975e-06 -> 1e-05)
+        rms_norm_eps=float(str(np.float32(_field(reader, f"{arch}.attention.layer_norm_rms_epsilon", 1e-5)))),
         tie_word_embeddings="output.weight" not in names,
         attention_bias="blk.0.attn_q.bias" in names,
     )

@@ -20,6 +20,18 @@ def check_model(path: str) -> None:
     os.remove(path + ".inferred")
 
 
+def _warn_tokenizer(tokenizer_json: str) -> None:
+    """Encode->decode a few strings when `tokenizers` is installed; warn (do not fail) on a mismatch."""
+    try:
+        from .tokenizer_build import check_round_trip
+
+        bad = check_round_trip(tokenizer_json)
+    except ImportError:
+        return
+    for s, back in bad:
+        print(f"[export] WARNING tokenizer round trip changed {s!r} -> {back!r}", file=sys.stderr)
+
+
 def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", accuracy_level: int = 4,
                       layers: Optional[int] = None, hidden_states: bool = False, requantize: bool = False,
                       lm_head_bits: Optional[int] = None, check: bool = True) -> tuple:
@@ -37,6 +49,7 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
         raise ValueError("checkpoint has no tokenizer")
     with open(os.path.join(out_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
         f.write(ck.tokenizer_json)
+    _warn_tokenizer(ck.tokenizer_json)
     files.append("tokenizer.json")
     manifest = write_manifest(out_dir, ck, res, files, layers_kept=layers, hidden_states=hidden_states)
     print(f"[export] wrote {out_dir} in {time.time() - t0:.1f}s", file=sys.stderr)
