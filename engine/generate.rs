@@ -44,6 +44,8 @@ pub struct GenerationRequest {
     pub seed: Option<u64>,
     /// Stop strings (replace the pipeline's).
     pub stop: Option<Vec<String>>,
+    /// Do not stop at stop tokens (benchmarks that need exactly `max_tokens` tokens).
+    pub ignore_eos: bool,
 }
 
 impl GenerationRequest {

@@ -112,6 +112,11 @@ impl Pipeline {
         self.backend.device()
     }
 
+    /// The target model (benchmarks measure it directly, e.g. latency against context length).
+    pub fn target_mut(&mut self) -> &mut LanguageModel {
+        &mut self.target
+    }
+
     /// Prompt token ids of a request (chat template applied when asked).
     pub fn prompt_tokens(&self, request: &GenerationRequest) -> Result<Vec<u32>> {
         let chat = request.chat.unwrap_or(self.config.generation.chat);
@@ -197,8 +202,10 @@ impl Pipeline {
         }
         let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), ..Default::default() };
         let mut sampler = Sampler::new(params);
-        let mut sink = OutputSink::new(&self.tokenizer, &self.stop_ids, &stop_strings, max_tokens, on_text, cancel);
+        let stop_ids: &[u32] = if request.ignore_eos { &[] } else { &self.stop_ids };
+        let mut sink = OutputSink::new(&self.tokenizer, stop_ids, &stop_strings, max_tokens, on_text, cancel);
         self.target.reset();
+        let backend_before = self.target.backend_seconds();
         let start = Instant::now();
         let result = {
             let mut ctx = DecodeContext {
@@ -216,6 +223,7 @@ impl Pipeline {
         let (text, tokens, finish_reason) = sink.finish()?;
         stats.new_tokens = tokens.len();
         stats.committed_tokens = tokens.len() + usize::from(stop_token);
+        stats.backend_seconds = self.target.backend_seconds() - backend_before;
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }

@@ -29,6 +29,9 @@ pub struct Stats {
     pub drafted_per_position: Vec<usize>,
     /// Accepted tokens per draft position.
     pub accepted_per_position: Vec<usize>,
+    /// Seconds spent inside the backend's run calls (all models); the rest of the wall time is the engine's own
+    /// overhead (sampling, masks, bookkeeping, detokenizing).
+    pub backend_seconds: f64,
     /// Seconds spent drafting.
     pub draft_seconds: f64,
     /// Seconds spent in target verification passes.
@@ -79,6 +82,16 @@ impl Stats {
         (self.decode_seconds - self.draft_seconds - self.verify_seconds).max(0.0)
     }
 
+    /// Share of the generation's wall time spent outside the backend (0..1).
+    pub fn overhead_share(&self) -> f64 {
+        let total = self.prefill_seconds + self.decode_seconds;
+        if total > 0.0 {
+            ((total - self.backend_seconds) / total).max(0.0)
+        } else {
+            0.0
+        }
+    }
+
     /// Records one draft/verify step: `drafted` tokens proposed, the first `accepted` of them taken.
     pub fn record_step(&mut self, drafted: usize, accepted: usize) {
         self.drafted += drafted;
@@ -114,6 +127,8 @@ impl Stats {
             "draft_seconds": self.draft_seconds,
             "verify_seconds": self.verify_seconds,
             "other_seconds": self.other_seconds(),
+            "backend_seconds": self.backend_seconds,
+            "overhead_share": self.overhead_share(),
         })
     }
 

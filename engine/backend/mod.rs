@@ -44,6 +44,9 @@ pub trait DecoderGraph: Send {
     /// The hidden states of the most recent forward pass (`[S, hidden]`), when the graph exports them.
     fn last_hidden_states(&self) -> Option<&[f32]>;
 
+    /// Cumulative seconds spent inside the backend's run call (to measure the engine's own overhead).
+    fn backend_seconds(&self) -> f64;
+
     /// KV slots available (the context length).
     fn capacity(&self) -> usize;
 

@@ -1,17 +1,200 @@
-//! The benchmark harness behind `specrt bench` (filled in below).
+//! The benchmark harness behind `specrt bench`: a matrix of pipelines over prompt sets, greedy, with warm-up
+//! runs; for every pipeline its target is also run with plain AR in the same process, so `speedup_vs_ar` is a
+//! ratio of means measured side by side and `identical_to_ar` checks every output token by token.
+//!
+//! Output: `results.json` (field names shared with later benchmarks), `results.md` (a table), and the raw
+//! per-prompt records, which `export/plot_bench.py` turns into PNG charts.
+
+pub mod matrix;
+pub mod prompts;
+pub mod report;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::config::StrategyConfig;
+use crate::error::{Error, Result};
+use crate::generate::{GenerationRequest, Output, Prompt};
+use crate::pipeline::Pipeline;
+
+pub use matrix::BenchMatrix;
+pub use report::{LatencyRow, ResultRow};
 
 /// Arguments of `specrt bench`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
-    /// A pipeline YAML file or a benchmark matrix YAML file.
+    /// A benchmark matrix YAML (`pipelines:`, prompt sets, ...) or a single pipeline YAML.
     #[arg(long)]
-    pub config: std::path::PathBuf,
-    /// Output folder.
+    pub config: PathBuf,
+    /// Output folder for results.json, results.md and per-prompt records.
     #[arg(long)]
-    pub out: std::path::PathBuf,
+    pub out: PathBuf,
+    /// Override max new tokens per prompt.
+    #[arg(long)]
+    pub max_new_tokens: Option<usize>,
+    /// Override the number of prompts per category.
+    #[arg(long)]
+    pub prompts_per_category: Option<usize>,
+    /// Override warm-up generations per pipeline.
+    #[arg(long)]
+    pub warmup: Option<usize>,
 }
 
-/// Runs the benchmark.
-pub fn run(_args: &BenchArgs) -> crate::Result<()> {
-    Err(crate::Error::InvalidRequest("not yet".into()))
+/// Runs the benchmark and writes the reports.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let mut matrix = BenchMatrix::load(&args.config)?;
+    if let Some(n) = args.max_new_tokens {
+        matrix.max_new_tokens = n;
+    }
+    if let Some(n) = args.prompts_per_category {
+        matrix.prompts_per_category = n;
+    }
+    if let Some(n) = args.warmup {
+        matrix.warmup = n;
+    }
+    let sets = prompts::load_sets(&matrix)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
+    let total_prompts: usize = sets.iter().map(|s| s.prompts.len()).sum();
+    eprintln!(
+        "bench: {} pipeline(s) x {} prompt(s) in {} categor{}, {} new tokens each, {} warm-up",
+        matrix.pipelines.len(),
+        total_prompts,
+        sets.len(),
+        if sets.len() == 1 { "y" } else { "ies" },
+        matrix.max_new_tokens,
+        matrix.warmup
+    );
+    let mut rows = Vec::new();
+    let mut records = Vec::new();
+    let mut latency = Vec::new();
+    for path in &matrix.pipelines {
+        eprintln!("bench: loading {}", path.display());
+        let mut pipeline = Pipeline::load(path)?;
+        let strategy = pipeline.config().strategy.clone();
+        let name = pipeline.name().to_string();
+        let model = pipeline.model_name();
+        warm_up(&mut pipeline, &sets, &matrix)?;
+        // AR of the same target first, then the pipeline's own strategy (when it is not AR).
+        pipeline.set_strategy(StrategyConfig::Ar {})?;
+        let ar = run_sets(&mut pipeline, &sets, &matrix, &format!("{name} [ar]"))?;
+        let own = if strategy != (StrategyConfig::Ar {}) {
+            pipeline.set_strategy(strategy.clone())?;
+            warm_up(&mut pipeline, &sets, &matrix)?;
+            Some(run_sets(&mut pipeline, &sets, &matrix, &name)?)
+        } else {
+            None
+        };
+        let peak_rss_mb = report::peak_rss_mb();
+        for (set, ar_outputs) in sets.iter().zip(&ar) {
+            let ar_row = ResultRow::from_outputs(&name, "ar", &model, &set.category, ar_outputs, ar_outputs, None, peak_rss_mb);
+            let ar_tps = ar_row.tokens_per_second;
+            records.extend(report::records(&name, "ar", &set.category, &set.prompts, ar_outputs));
+            if let Some(own) = &own {
+                let i = sets.iter().position(|s| s.category == set.category).unwrap_or(0);
+                let row = ResultRow::from_outputs(&name, strategy.name(), &model, &set.category, &own[i], ar_outputs, Some(ar_tps), peak_rss_mb);
+                records.extend(report::records(&name, strategy.name(), &set.category, &set.prompts, &own[i]));
+                rows.push(ar_row);
+                rows.push(row);
+            } else {
+                rows.push(ar_row);
+            }
+        }
+        if !matrix.latency_contexts.is_empty() {
+            latency.extend(measure_latency(&mut pipeline, &name, &model, &matrix.latency_contexts)?);
+        }
+    }
+    let overall = report::overall_rows(&rows);
+    rows.extend(overall);
+    report::write(&args.out, &matrix, &rows, &latency, &records)?;
+    eprintln!("{}", report::markdown(&rows, &latency));
+    eprintln!("bench: wrote {}", args.out.join("results.json").display());
+    Ok(())
+}
+
+fn request(prompt: &prompts::BenchPrompt, max_new_tokens: usize, ignore_eos: bool) -> GenerationRequest {
+    GenerationRequest {
+        prompt: Some(Prompt::Text(prompt.prompt.clone())),
+        chat: Some(prompt.chat),
+        max_tokens: Some(max_new_tokens),
+        temperature: Some(0.0),
+        ignore_eos,
+        ..Default::default()
+    }
+}
+
+fn warm_up(pipeline: &mut Pipeline, sets: &[prompts::PromptSet], matrix: &BenchMatrix) -> Result<()> {
+    let Some(first) = sets.iter().flat_map(|s| s.prompts.first()).next() else {
+        return Ok(());
+    };
+    for _ in 0..matrix.warmup {
+        pipeline.generate(&request(first, matrix.max_new_tokens.min(64), true), &mut |_| true)?;
+    }
+    Ok(())
+}
+
+fn run_sets(pipeline: &mut Pipeline, sets: &[prompts::PromptSet], matrix: &BenchMatrix, label: &str) -> Result<Vec<Vec<Output>>> {
+    let total: usize = sets.iter().map(|s| s.prompts.len()).sum();
+    let mut done = 0;
+    let start = Instant::now();
+    let mut all = Vec::new();
+    for set in sets {
+        let mut outs = Vec::new();
+        for p in &set.prompts {
+            let out = match pipeline.generate(&request(p, matrix.max_new_tokens, matrix.ignore_eos), &mut |_| true) {
+                Ok(o) => o,
+                Err(Error::PromptTooLong { prompt_tokens, context, .. }) => {
+                    eprintln!("bench: skipping {} ({prompt_tokens} tokens > context {context})", p.id);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            done += 1;
+            eprint!(
+                "\rbench: {label}: {done}/{total} prompts, {:.1} tok/s last, {:.0}s elapsed   ",
+                out.stats.new_tokens as f64 / (out.stats.prefill_seconds + out.stats.decode_seconds).max(1e-9),
+                start.elapsed().as_secs_f64()
+            );
+            outs.push(out);
+        }
+        all.push(outs);
+    }
+    eprintln!();
+    Ok(all)
+}
+
+/// Per-token decode latency with `context` tokens in the cache, for each context length.
+fn measure_latency(pipeline: &mut Pipeline, name: &str, model: &str, contexts: &[usize]) -> Result<Vec<LatencyRow>> {
+    const STEPS: usize = 32;
+    let mut rows = Vec::new();
+    let capacity = pipeline.context_length();
+    let vocab = pipeline.target_mut().vocab_size() as u32;
+    for &ctx in contexts {
+        if ctx + STEPS > capacity {
+            eprintln!("bench: skipping latency at context {ctx} (capacity {capacity})");
+            continue;
+        }
+        let m = pipeline.target_mut();
+        m.reset();
+        // A deterministic filler context (ids spread over the vocabulary, away from special tokens).
+        let filler: Vec<u32> = (0..ctx as u32).map(|i| 100 + (i * 7919) % (vocab - 200)).collect();
+        m.append(&filler)?;
+        let mut token = 500u32.min(vocab - 1);
+        let mut samples = Vec::with_capacity(STEPS);
+        for _ in 0..STEPS {
+            let t0 = Instant::now();
+            let logits = m.append(&[token])?;
+            token = crate::sampling::argmax(logits);
+            samples.push(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        m.reset();
+        samples.sort_by(f64::total_cmp);
+        rows.push(LatencyRow {
+            pipeline: name.to_string(),
+            model: model.to_string(),
+            context: ctx,
+            median_ms: samples[STEPS / 2],
+            p90_ms: samples[STEPS * 9 / 10],
+        });
+    }
+    Ok(rows)
 }

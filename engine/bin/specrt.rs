@@ -126,6 +126,7 @@ fn generate(args: GenerateArgs) -> Result<()> {
         repetition_penalty: args.repetition_penalty,
         seed: args.seed,
         stop: (!args.stop.is_empty()).then(|| args.stop.clone()),
+        ignore_eos: false,
     };
     let stream = args.stream && !args.json;
     let mut stdout = std::io::stdout().lock();

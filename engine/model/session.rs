@@ -194,6 +194,11 @@ impl LanguageModel {
         self.pending_tree = 0;
     }
 
+    /// Cumulative seconds this model spent inside the backend's run call.
+    pub fn backend_seconds(&self) -> f64 {
+        self.graph.backend_seconds()
+    }
+
     /// A copy of the committed K/V (see [`DecoderGraph::read_kv`]); for tests.
     pub fn read_kv(&self) -> Vec<f32> {
         self.graph.read_kv(self.len)

@@ -61,6 +61,7 @@ pub struct OrtDecoder {
     hidden_states: Option<Vec<f32>>,
     last_logits_len: usize,
     last_hidden_len: usize,
+    run_seconds: f64,
 }
 
 // SAFETY: the raw pointers point into buffers owned by this struct (names, KV) or into ORT objects owned by it;
@@ -133,6 +134,7 @@ impl OrtDecoder {
             hidden_states: manifest.hidden_states.then(Vec::new),
             last_logits_len: 0,
             last_hidden_len: 0,
+            run_seconds: 0.0,
         })
     }
 
@@ -223,7 +225,10 @@ impl DecoderGraph for OrtDecoder {
         }
         let session = self.session.ptr().cast_mut();
         // SAFETY: names and values are parallel arrays built above; every value is alive until the end of scope.
-        unsafe { raw::run(session, &self.input_name_ptrs, &self.input_values, &self.output_name_ptrs, &mut self.output_values)? };
+        let t0 = std::time::Instant::now();
+        let ran = unsafe { raw::run(session, &self.input_name_ptrs, &self.input_values, &self.output_name_ptrs, &mut self.output_values) };
+        self.run_seconds += t0.elapsed().as_secs_f64();
+        ran?;
         drop((ids, pos, bias, seq, tot, idx, logits_view, hidden_view));
         self.last_logits_len = logits_len;
         self.last_hidden_len = s as usize * self.hidden;
@@ -239,6 +244,10 @@ impl DecoderGraph for OrtDecoder {
 
     fn last_hidden_states(&self) -> Option<&[f32]> {
         self.hidden_states.as_deref().map(|h| &h[..self.last_hidden_len])
+    }
+
+    fn backend_seconds(&self) -> f64 {
+        self.run_seconds
     }
 
     fn capacity(&self) -> usize {

@@ -1,0 +1,226 @@
+//! Aggregation and reports: `results.json`, `results.md`, `records.jsonl`.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::prompts::BenchPrompt;
+use super::BenchMatrix;
+use crate::error::{Error, Result};
+use crate::generate::Output;
+
+/// One row of results.json: a pipeline's strategy on one category (or `overall`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ResultRow {
+    /// Pipeline name.
+    pub pipeline: String,
+    /// Strategy name (`ar` for the baseline row).
+    pub strategy: String,
+    /// Target model (folder name).
+    pub model: String,
+    /// Prompt category, or `overall`.
+    pub category: String,
+    /// Prompts measured.
+    pub prompts: usize,
+    /// New tokens generated in total.
+    pub new_tokens: usize,
+    /// Mean over prompts of new tokens / generation wall time (prefill included), Spec-Bench style.
+    pub tokens_per_second: f64,
+    /// Mean over prompts of decode tokens/s (prefill excluded).
+    pub decode_tokens_per_second: f64,
+    /// Mean over prompts of prefill tokens/s.
+    pub prefill_tokens_per_second: f64,
+    /// tokens_per_second / the same target's AR tokens_per_second in the same run (1.0 for AR).
+    pub speedup_vs_ar: f64,
+    /// Tokens committed per target call, bonus included.
+    pub tau: f64,
+    /// Accepted / drafted draft tokens (0 for AR).
+    pub acceptance_rate: f64,
+    /// Every output equal, token for token, to the AR output of the same prompt.
+    pub identical_to_ar: bool,
+    /// Mean share of wall time spent outside the backend's run calls.
+    pub overhead_share: f64,
+    /// Peak resident memory of the benchmark process so far, MiB.
+    pub peak_rss_mb: f64,
+}
+
+/// Per-token decode latency at a context length.
+#[derive(Debug, Clone, Serialize)]
+pub struct LatencyRow {
+    /// Pipeline name.
+    pub pipeline: String,
+    /// Target model.
+    pub model: String,
+    /// Tokens in the cache.
+    pub context: usize,
+    /// Median ms per token over 32 steps.
+    pub median_ms: f64,
+    /// 90th percentile ms per token.
+    pub p90_ms: f64,
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        0.0
+    } else {
+        s / n as f64
+    }
+}
+
+impl ResultRow {
+    /// Aggregates the outputs of one category.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_outputs(
+        pipeline: &str,
+        strategy: &str,
+        model: &str,
+        category: &str,
+        outputs: &[Output],
+        ar: &[Output],
+        ar_tokens_per_second: Option<f64>,
+        peak_rss_mb: f64,
+    ) -> Self {
+        let tps = mean(outputs.iter().map(|o| o.stats.new_tokens as f64 / (o.stats.prefill_seconds + o.stats.decode_seconds).max(1e-12)));
+        let committed: usize = outputs.iter().map(|o| o.stats.committed_tokens.max(o.stats.new_tokens)).sum();
+        let calls: usize = outputs.iter().map(|o| o.stats.target_calls).sum();
+        let drafted: usize = outputs.iter().map(|o| o.stats.drafted).sum();
+        let accepted: usize = outputs.iter().map(|o| o.stats.accepted).sum();
+        ResultRow {
+            pipeline: pipeline.into(),
+            strategy: strategy.into(),
+            model: model.into(),
+            category: category.into(),
+            prompts: outputs.len(),
+            new_tokens: outputs.iter().map(|o| o.stats.new_tokens).sum(),
+            tokens_per_second: tps,
+            decode_tokens_per_second: mean(outputs.iter().map(|o| o.stats.decode_tokens_per_second())),
+            prefill_tokens_per_second: mean(outputs.iter().map(|o| o.stats.prefill_tokens_per_second())),
+            speedup_vs_ar: ar_tokens_per_second.map(|a| if a > 0.0 { tps / a } else { 0.0 }).unwrap_or(1.0),
+            tau: if calls == 0 { 0.0 } else { committed as f64 / calls as f64 },
+            acceptance_rate: if drafted == 0 { 0.0 } else { accepted as f64 / drafted as f64 },
+            identical_to_ar: outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens),
+            overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
+            peak_rss_mb,
+        }
+    }
+}
+
+/// `overall` rows: per pipeline and strategy, prompt-weighted means over categories.
+pub fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.pipeline.clone(), r.strategy.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|(p, s)| {
+            let group: Vec<&ResultRow> = rows.iter().filter(|r| r.pipeline == p && r.strategy == s).collect();
+            if group.len() < 2 {
+                return None;
+            }
+            let n: usize = group.iter().map(|r| r.prompts).sum();
+            let w = |f: &dyn Fn(&ResultRow) -> f64| group.iter().map(|r| f(r) * r.prompts as f64).sum::<f64>() / n.max(1) as f64;
+            let first = group[0];
+            Some(ResultRow {
+                pipeline: p,
+                strategy: s,
+                model: first.model.clone(),
+                category: "overall".into(),
+                prompts: n,
+                new_tokens: group.iter().map(|r| r.new_tokens).sum(),
+                tokens_per_second: w(&|r| r.tokens_per_second),
+                decode_tokens_per_second: w(&|r| r.decode_tokens_per_second),
+                prefill_tokens_per_second: w(&|r| r.prefill_tokens_per_second),
+                speedup_vs_ar: w(&|r| r.speedup_vs_ar),
+                tau: w(&|r| r.tau),
+                acceptance_rate: w(&|r| r.acceptance_rate),
+                identical_to_ar: group.iter().all(|r| r.identical_to_ar),
+                overhead_share: w(&|r| r.overhead_share),
+                peak_rss_mb: group.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
+            })
+        })
+        .collect()
+}
+
+/// Per-prompt records for plots and audits.
+pub fn records(pipeline: &str, strategy: &str, category: &str, prompts: &[BenchPrompt], outputs: &[Output]) -> Vec<serde_json::Value> {
+    prompts
+        .iter()
+        .zip(outputs)
+        .map(|(p, o)| {
+            let mut v = o.stats.to_json();
+            v["pipeline"] = pipeline.into();
+            v["strategy"] = strategy.into();
+            v["category"] = category.into();
+            v["id"] = p.id.clone().into();
+            v
+        })
+        .collect()
+}
+
+/// Peak resident set size of this process (VmHWM), MiB.
+pub fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+/// The Markdown table of the results.
+pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
+    let mut s = String::from(
+        "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR | tau | acceptance | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2} | {:.1}% | {} | {:.1}% | {:.0} |\n",
+            r.pipeline,
+            r.strategy,
+            r.category,
+            r.prompts,
+            r.new_tokens,
+            r.tokens_per_second,
+            r.decode_tokens_per_second,
+            r.prefill_tokens_per_second,
+            r.speedup_vs_ar,
+            r.tau,
+            100.0 * r.acceptance_rate,
+            if r.identical_to_ar { "yes" } else { "NO" },
+            100.0 * r.overhead_share,
+            r.peak_rss_mb
+        ));
+    }
+    if !latency.is_empty() {
+        s.push_str("\n| pipeline | context | median ms/token | p90 ms/token |\n|---|---|---|---|\n");
+        for l in latency {
+            s.push_str(&format!("| {} | {} | {:.2} | {:.2} |\n", l.pipeline, l.context, l.median_ms, l.p90_ms));
+        }
+    }
+    s
+}
+
+/// Writes results.json, results.md and records.jsonl into `out`.
+pub fn write(out: &Path, matrix: &BenchMatrix, rows: &[ResultRow], latency: &[LatencyRow], records: &[serde_json::Value]) -> Result<()> {
+    let json = serde_json::json!({
+        "settings": {
+            "max_new_tokens": matrix.max_new_tokens,
+            "prompts_per_category": matrix.prompts_per_category,
+            "warmup": matrix.warmup,
+            "ignore_eos": matrix.ignore_eos,
+            "greedy": true,
+            "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            "onnxruntime": crate::backend::onnxruntime::library::loaded_path().map(|p| p.display().to_string()),
+        },
+        "results": rows,
+        "latency": latency,
+    });
+    let write = |name: &str, text: String| std::fs::write(out.join(name), text).map_err(|e| Error::io(out.join(name), e));
+    write("results.json", serde_json::to_string_pretty(&json).unwrap_or_default())?;
+    write("results.md", markdown(rows, latency))?;
+    write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
+    Ok(())
+}
