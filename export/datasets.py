@@ -115,7 +115,7 @@ _DETOK = [
 
 
 def detokenize(s: str) -> str:
-    """Undo the PTB-style spacing of aclsum's sentences ("( Itagaki et al . , 2007 ) ." -> "(Itagaki et al., 2007).")."""
+    """Undo the PTB-style spacing of aclsum sentences: "( Itagaki et al . , 2007 ) ." -> "(Itagaki et al., 2007)."."""
     for pat, rep in _DETOK:
         s = pat.sub(rep, s)
     return s.strip()
@@ -189,7 +189,7 @@ def parse_translation(en_doc: list, de_doc: list, source: str = TRANSLATION_FILE
         if len(out) == count:
             break
     checked = i + 1 if en_doc else 0
-    if checked and mismatched > 0.1 * checked:
+    if checked and mismatched > 0.5 * checked:  # real data: ~1%; a shifted file: ~100%
         raise ValueError(f"{source}: {mismatched}/{checked} md5 mismatches: the files are not aligned")
     if len(out) < count:
         raise ValueError(f"{source}: only {len(out)} usable pairs, wanted {count}")
