@@ -12,12 +12,12 @@ MODELS   := models
 # The CPU default precision (see docs/BENCHMARKS.md for why).
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32
-TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8
+TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release test-rust test-python bench bench-peer clean help
+.PHONY: demo test setup fixtures models build release test-rust test-python datasets peer bench clean help
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -50,6 +50,14 @@ $(MODELS)/tiny-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_de
 $(MODELS)/tiny-int8/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --precision int8 --out $(MODELS)/tiny-int8
 
+# Drafters for the tiny target: its first layer (layer-skip, same weights) and an unrelated 1-layer model that
+# shares the tokenizer.
+$(MODELS)/tiny-fp32-skip1/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --keep-layers 1 --out $(MODELS)/tiny-fp32-skip1
+
+$(MODELS)/tiny-draft-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --seed 1 --layers 1 --out $(MODELS)/tiny-draft-fp32
+
 models: $(SMOL_DEFAULT)/manifest.json
 fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL))
 
@@ -74,7 +82,21 @@ test-python: setup
 	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q export/tests
 
 # ---- benchmarks --------------------------------------------------------------------------------------------
-bench: setup fixtures release
+DATASETS := .cache/datasets
+PEER_VENV := .cache/venv-peer
+
+datasets: $(DATASETS)/SOURCES.json
+$(DATASETS)/SOURCES.json: $(VENV)/.stamp export/datasets.py
+	$(VPY) -m export.datasets --out $(DATASETS)
+
+# llama.cpp (PyPI llama-cpp-python, built from source: ~20 minutes on 2 cores) for side-by-side comparisons.
+$(PEER_VENV)/.stamp:
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install -q llama-cpp-python==0.3.36 numpy
+	touch $@
+peer: $(PEER_VENV)/.stamp
+
+bench: setup fixtures datasets release
 	./target/release/specrt bench --config configs/bench/foundation.yaml --out bench-out/foundation
 
 clean:

@@ -191,6 +191,11 @@ impl<'a> OutputSink<'a> {
         self.finish.is_some()
     }
 
+    /// Tokens that may still be output before `max_tokens`.
+    pub fn remaining(&self) -> usize {
+        self.max_tokens.saturating_sub(self.tokens.len())
+    }
+
     /// Tokens output so far.
     pub fn tokens(&self) -> &[u32] {
         &self.tokens

@@ -66,13 +66,13 @@ impl Pipeline {
         stop_ids.extend(manifest.tokens.eos_id);
         stop_ids.sort_unstable();
         stop_ids.dedup();
-        let strategy = strategy::build(&config.strategy)?;
+        let strategy = strategy::build(&config.strategy, &backend, target.manifest(), target.capacity())?;
         Ok(Pipeline { name, config, backend, target, tokenizer, template, stop_ids, strategy })
     }
 
     /// Replaces the strategy, keeping the loaded target (e.g. `--strategy ar` to compare with plain AR).
     pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
-        self.strategy = strategy::build(&config)?;
+        self.strategy = strategy::build(&config, &self.backend, self.target.manifest(), self.target.capacity())?;
         self.config.strategy = config;
         Ok(())
     }
@@ -158,9 +158,10 @@ impl Pipeline {
         };
         config::schema::check_sampling(p.temperature, p.top_p, p.min_p, p.repetition_penalty)
             .map_err(|(key, msg)| Error::InvalidRequest(format!("{key} {msg}")))?;
-        if !p.is_greedy() && !self.strategy.exact_under_sampling() {
+        let allow_lossy = matches!(self.config.strategy, StrategyConfig::Speculative { allow_lossy: true, .. });
+        if !p.is_greedy() && !self.strategy.exact_under_sampling() && !allow_lossy {
             return Err(Error::InvalidRequest(format!(
-                "strategy `{}` is only lossless with greedy decoding (temperature 0)",
+                "strategy `{}` is only lossless with greedy decoding (temperature 0); set strategy.allow_lossy: true to sample anyway",
                 self.strategy.name()
             )));
         }

@@ -6,9 +6,10 @@ import json
 import sys
 
 
-def _common(p: argparse.ArgumentParser, default_precision: str = "int8", keep_flag: str = "--layers") -> None:
+def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_flag: str = "--layers") -> None:
     p.add_argument("--out", required=True, help="output model folder")
-    p.add_argument("--precision", choices=["fp32", "fp16", "int8", "int4"], default=default_precision)
+    p.add_argument("--precision", choices=["auto", "fp32", "fp16", "int8", "int4"], default=default_precision,
+                   help="auto (default for checkpoints): int4 when all matrices are Q4_0/Q4_1 (exact), else int8")
     p.add_argument("--accuracy-level", type=int, choices=[0, 4], default=4,
                    help="MatMulNBits activation precision: 4 = int8 activations (fast), 0 = float (exact-ish)")
     p.add_argument(keep_flag, dest="keep_layers", type=int, default=None,
@@ -16,8 +17,9 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "int8", keep_fl
     p.add_argument("--hidden-states", action="store_true", help="also output the last layer's hidden states")
     p.add_argument("--requantize", action="store_true",
                    help="re-quantize round-to-nearest even where an exact conversion exists (lossy)")
-    p.add_argument("--lm-head-bits", type=int, choices=[4, 8], default=None,
-                   help="bits of the LM head for int4/int8 exports (default 8)")
+    p.add_argument("--lm-head-bits", type=int, choices=[4, 8, 32], default=None,
+                   help="LM head of int4/int8 exports: 4/8 bit MatMulNBits or 32 = float Gemm "
+                        "(default: 8 with accuracy level 4, 32 with accuracy level 0)")
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker / shape inference")
 
 

@@ -101,7 +101,14 @@ class _Builder:
         self.ck, self.cfg = ck, ck.config
         self.precision, self.acc, self.requantize = precision, accuracy_level, requantize
         self.bits = {"int8": 8, "int4": 4}.get(precision)
-        self.lm_head_bits = lm_head_bits or (8 if self.bits else None)
+        if self.bits is None:
+            self.lm_head_bits = None
+        else:
+            # Default LM head: 8 bit with accuracy_level 4 (exact for Q8_0, ~1 ms); with accuracy_level 0 a float
+            # Gemm, because 8-bit MatMulNBits at accuracy_level 0 is a slow fallback on CPU (~90 ms for 49k x 576).
+            if lm_head_bits is None:
+                lm_head_bits = 8 if accuracy_level == 4 else 32
+            self.lm_head_bits = None if lm_head_bits == 32 else lm_head_bits
         self.fdtype = np.float16 if precision == "fp16" else np.float32
         self.tdtype = TensorProto.FLOAT16 if precision == "fp16" else TensorProto.FLOAT
         self.g = _Graph()
@@ -131,7 +138,9 @@ class _Builder:
             y = g.op("MatMulNBits", ins, domain=MS, name=f"{name}/MatMulNBits", K=p.k, N=p.n, bits=bits,
                      block_size=p.block_size, accuracy_level=self.acc)
             if p.offset is not None:
-                # exact Q4_1 offset: sum_k x_k m[n, k//32] = (blocksum of x) @ m^T
+                # exact Q4_1 offset: sum_k x_k m[n, k//32] = (blocksum of x) @ m^T. Costs ~25% of decode speed
+                # (4 small ops per projection; a MatMul with a 0/1 block-indicator matrix instead of
+                # Reshape+ReduceSum measured no faster).
                 self.offset_terms += 1
                 nb = p.k // p.block_size
                 shp = g.init(f"{name}.block_shape", np.array([0, 0, nb, p.block_size], np.int64))
@@ -273,8 +282,12 @@ class _Builder:
         io = lambda lst: [{"name": n, "dtype": dt[t], "shape": s} for n, t, s in lst]  # noqa: E731
         notes = []
         if self.bits:
+            head = f"{self.lm_head_bits}-bit MatMulNBits" if self.lm_head_bits else "float32 Gemm"
             notes.append(f"linear layers: MatMulNBits {self.bits}-bit, block 32, accuracy_level {self.acc}; "
-                         f"LM head {self.lm_head_bits}-bit")
+                         f"LM head {head}")
+            if self.acc == 0 and 8 in (self.bits, self.lm_head_bits):
+                notes.append("WARNING: 8-bit MatMulNBits with accuracy_level 0 runs a slow fallback on ORT 1.31 CPU "
+                             "(measured ~5 tok/s for SmolLM2); use accuracy_level 4 or fp32")
             if self.offset_terms:
                 notes.append(f"{self.offset_terms} projections carry the exact Q4_1 per-block offset term "
                              "(zero point 0 + ReduceSum(x over 32-blocks) @ m^T)")
@@ -307,8 +320,9 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
     type, 4 = int8 activations; faster, not bit-identical between 1-token and k-token forwards).
     layers: keep only the first N decoder layers (+ final norm + LM head). hidden_states: add the output.
-    requantize: RTN from float even where an exact conversion exists. lm_head_bits: 4/8 for the LM head of
-    int exports (default 8: exact from Q8_0 and cheap).
+    requantize: RTN from float even where an exact conversion exists. lm_head_bits: LM head of int exports:
+    4 or 8 (MatMulNBits) or 32 (float Gemm sharing the embedding table); default 8 at accuracy_level 4 (exact
+    from Q8_0, ~1 ms), 32 at accuracy_level 0 (8-bit MatMulNBits at level 0 is a slow CPU fallback).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")

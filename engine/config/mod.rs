@@ -9,7 +9,8 @@ mod locate;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, GenerationDefaults, OptimizationLevel, PipelineConfig, ProviderConfig, StrategyConfig,
+    BackendConfig, DrafterConfig, GenerationDefaults, OptimizationLevel, PipelineConfig, ProviderConfig, StrategyConfig,
+    WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

@@ -179,6 +179,17 @@ impl ProviderConfig {
 pub enum StrategyConfig {
     /// Plain autoregressive decoding: one target step per token.
     Ar {},
+    /// Speculative decoding: a drafter proposes tokens, the target verifies them in one pass.
+    Speculative {
+        /// Who proposes the draft tokens.
+        drafter: DrafterConfig,
+        /// How many tokens to draft per step.
+        #[serde(default)]
+        window: WindowConfig,
+        /// Allow sampling settings under which this strategy is not exactly lossless (refused otherwise).
+        #[serde(default)]
+        allow_lossy: bool,
+    },
 }
 
 impl Default for StrategyConfig {
@@ -192,8 +203,138 @@ impl StrategyConfig {
     pub fn name(&self) -> &'static str {
         match self {
             StrategyConfig::Ar {} => "ar",
+            StrategyConfig::Speculative { .. } => "speculative",
         }
     }
+}
+
+/// A drafter, selected by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DrafterConfig {
+    /// A smaller exported LM with the target's tokenizer (e.g. Qwen2.5-Coder-0.5B for the 1.5B).
+    DraftModel {
+        /// The draft model folder (relative to the config file).
+        model: PathBuf,
+    },
+    /// The first N layers of the target plus its final norm and LM head, exported from the same weights
+    /// (`python -m export ... --layers N`): self-speculation without training.
+    LayerSkip {
+        /// The layer-skip model folder.
+        model: PathBuf,
+    },
+    /// Prompt lookup: propose the tokens that followed the most recent earlier occurrence of the last n tokens.
+    Ngram {
+        /// Longest n-gram to match (tried first).
+        #[serde(default = "default_ngram_max")]
+        n_max: usize,
+        /// Shortest n-gram to match.
+        #[serde(default = "default_ngram_min")]
+        n_min: usize,
+        /// How many recent tokens to search (0 = the whole context).
+        #[serde(default = "default_ngram_window")]
+        window: usize,
+    },
+}
+
+fn default_ngram_max() -> usize {
+    3
+}
+fn default_ngram_min() -> usize {
+    1
+}
+fn default_ngram_window() -> usize {
+    1024
+}
+
+impl DrafterConfig {
+    /// The drafter's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DrafterConfig::DraftModel { .. } => "draft_model",
+            DrafterConfig::LayerSkip { .. } => "layer_skip",
+            DrafterConfig::Ngram { .. } => "ngram",
+        }
+    }
+}
+
+/// The window policy: how many tokens to draft each step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowConfig {
+    /// `static`, `heuristic` (+2 if all accepted, else -1), `ewma` (probe k-1/k+1 on measured throughput),
+    /// `entropy` (SVIP: stop drafting when the drafter's entropy exceeds `entropy_threshold`) or `cost_model`
+    /// (maximise expected tokens/s from the measured verify-cost curve and running acceptance).
+    #[serde(default)]
+    pub policy: WindowPolicyKind,
+    /// Starting (and, for `static`, fixed) draft length.
+    #[serde(default = "default_k")]
+    pub k: usize,
+    /// Smallest draft length a dynamic policy may choose (>= 1: k never reaches 0).
+    #[serde(default = "default_k_min")]
+    pub k_min: usize,
+    /// Largest draft length a dynamic policy may choose.
+    #[serde(default = "default_k_max")]
+    pub k_max: usize,
+    /// Entropy threshold in nats for `entropy` (SVIP's sqrt(0.15 H) > 0.3 is H > 0.6).
+    #[serde(default = "default_entropy_threshold")]
+    pub entropy_threshold: f32,
+    /// Smoothing factor of the running averages (`ewma`, `cost_model`).
+    #[serde(default = "default_ewma_alpha")]
+    pub ewma_alpha: f32,
+    /// Steps between probes of k-1 / k+1 (`ewma`).
+    #[serde(default = "default_probe_every")]
+    pub probe_every: usize,
+}
+
+/// The window policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowPolicyKind {
+    /// Always k.
+    #[default]
+    Static,
+    /// Hugging Face's rule: +2 if all accepted, else -1.
+    Heuristic,
+    /// Running throughput per k, probing neighbours.
+    Ewma,
+    /// Draft until the drafter is unsure (SVIP), up to k_max.
+    Entropy,
+    /// Hardware-aware: measured verify cost x acceptance.
+    CostModel,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig {
+            policy: WindowPolicyKind::Static,
+            k: default_k(),
+            k_min: default_k_min(),
+            k_max: default_k_max(),
+            entropy_threshold: default_entropy_threshold(),
+            ewma_alpha: default_ewma_alpha(),
+            probe_every: default_probe_every(),
+        }
+    }
+}
+
+fn default_k() -> usize {
+    4
+}
+fn default_k_min() -> usize {
+    1
+}
+fn default_k_max() -> usize {
+    16
+}
+fn default_entropy_threshold() -> f32 {
+    0.6
+}
+fn default_ewma_alpha() -> f32 {
+    0.3
+}
+fn default_probe_every() -> usize {
+    8
 }
 
 /// Generation defaults; a request may override each.
@@ -262,6 +403,11 @@ impl PipelineConfig {
             }
         };
         fix(&mut self.model);
+        if let StrategyConfig::Speculative { drafter: DrafterConfig::DraftModel { model } | DrafterConfig::LayerSkip { model }, .. } =
+            &mut self.strategy
+        {
+            fix(model);
+        }
         if let Some(lib) = self.backend.library.as_mut() {
             fix(lib);
         }
@@ -287,6 +433,33 @@ impl PipelineConfig {
             if n < 2 {
                 return Err(Invalid::new(&["context_length"], "must be at least 2"));
             }
+        }
+        if let StrategyConfig::Speculative { drafter, window, allow_lossy } = &self.strategy {
+            let w = |key: &'static str, msg: String| Err(Invalid::new(&["strategy", "window", key], msg));
+            if window.k_min == 0 {
+                return w("k_min", "must be at least 1 (a draft window never collapses to 0)".into());
+            }
+            if window.k_max < window.k_min {
+                return w("k_max", format!("must be >= k_min ({})", window.k_min));
+            }
+            if window.k < window.k_min || window.k > window.k_max {
+                return w("k", format!("must be within k_min..=k_max ({}..={})", window.k_min, window.k_max));
+            }
+            if !(window.ewma_alpha > 0.0 && window.ewma_alpha <= 1.0) {
+                return w("ewma_alpha", "must be in (0, 1]".into());
+            }
+            if !(window.entropy_threshold > 0.0) {
+                return w("entropy_threshold", "must be > 0".into());
+            }
+            if window.probe_every == 0 {
+                return w("probe_every", "must be at least 1".into());
+            }
+            if let DrafterConfig::Ngram { n_max, n_min, .. } = drafter {
+                if *n_min == 0 || n_max < n_min {
+                    return Err(Invalid::new(&["strategy", "drafter", "n_min"], "need 1 <= n_min <= n_max"));
+                }
+            }
+            let _ = allow_lossy;
         }
         self.generation.validate().map_err(|(key, msg)| Invalid::new(&["generation", key], msg))
     }

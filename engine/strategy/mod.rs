@@ -3,10 +3,13 @@
 //! which backend runs the model.
 
 pub mod ar;
+pub mod speculative;
 
 use std::time::Instant;
 
-use crate::config::StrategyConfig;
+use crate::backend::Backend;
+use crate::config::{DrafterConfig, StrategyConfig};
+use crate::model::Manifest;
 use crate::error::Result;
 use crate::generate::OutputSink;
 use crate::model::LanguageModel;
@@ -42,10 +45,19 @@ pub trait Strategy: Send {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()>;
 }
 
-/// Builds the strategy a config names.
-pub fn build(config: &StrategyConfig) -> Result<Box<dyn Strategy>> {
+/// Builds the strategy a config names. Draft models open on `backend` with `context` KV slots and are checked
+/// against the target's manifest.
+pub fn build(config: &StrategyConfig, backend: &dyn Backend, target: &Manifest, context: usize) -> Result<Box<dyn Strategy>> {
     match config {
         StrategyConfig::Ar {} => Ok(Box::new(Autoregressive)),
+        StrategyConfig::Speculative { drafter, window, .. } => {
+            let drafter: Box<dyn speculative::drafter::Drafter> = match drafter {
+                DrafterConfig::DraftModel { model } => Box::new(speculative::draft_model::DraftModel::open(backend, model, context, target, false)?),
+                DrafterConfig::LayerSkip { model } => Box::new(speculative::draft_model::DraftModel::open(backend, model, context, target, true)?),
+                DrafterConfig::Ngram { n_max, n_min, window } => Box::new(speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)),
+            };
+            Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window))))
+        }
     }
 }
 

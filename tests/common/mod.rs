@@ -64,3 +64,131 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
+
+/// Survival function of the chi-square distribution (P[X >= x]) with `dof` degrees of freedom, via the
+/// regularized upper incomplete gamma function Q(dof/2, x/2) (series for small x, continued fraction otherwise).
+pub fn chi2_sf(x: f64, dof: usize) -> f64 {
+    let a = dof as f64 / 2.0;
+    let x = x / 2.0;
+    if x <= 0.0 {
+        return 1.0;
+    }
+    let ln_gamma_a = ln_gamma(a);
+    if x < a + 1.0 {
+        // P(a, x) by series; Q = 1 - P.
+        let mut sum = 1.0 / a;
+        let mut term = sum;
+        let mut n = a;
+        for _ in 0..10_000 {
+            n += 1.0;
+            term *= x / n;
+            sum += term;
+            if term.abs() < sum.abs() * 1e-15 {
+                break;
+            }
+        }
+        1.0 - sum * (-x + a * x.ln() - ln_gamma_a).exp()
+    } else {
+        // Lentz's continued fraction for Q(a, x).
+        let tiny = 1e-300;
+        let mut b = x + 1.0 - a;
+        let mut c = 1.0 / tiny;
+        let mut d = 1.0 / b;
+        let mut h = d;
+        for i in 1..10_000 {
+            let an = -(i as f64) * (i as f64 - a);
+            b += 2.0;
+            d = an * d + b;
+            if d.abs() < tiny {
+                d = tiny;
+            }
+            c = b + an / c;
+            if c.abs() < tiny {
+                c = tiny;
+            }
+            d = 1.0 / d;
+            let delta = d * c;
+            h *= delta;
+            if (delta - 1.0).abs() < 1e-15 {
+                break;
+            }
+        }
+        (-x + a * x.ln() - ln_gamma_a).exp() * h
+    }
+}
+
+/// ln Γ(x) (Lanczos approximation).
+pub fn ln_gamma(x: f64) -> f64 {
+    const G: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        std::f64::consts::PI.ln() - (std::f64::consts::PI * x).sin().ln() - ln_gamma(1.0 - x)
+    } else {
+        let x = x - 1.0;
+        let mut a = G[0];
+        let t = x + 7.5;
+        for (i, g) in G.iter().enumerate().skip(1) {
+            a += g / (x + i as f64);
+        }
+        0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+    }
+}
+
+/// Two-sample chi-square test of homogeneity over categories; categories with too few expected counts are
+/// pooled into one. Returns (statistic, degrees of freedom, p-value).
+pub fn chi2_two_sample(a: &std::collections::HashMap<u32, usize>, b: &std::collections::HashMap<u32, usize>) -> (f64, usize, f64) {
+    let na: usize = a.values().sum();
+    let nb: usize = b.values().sum();
+    let mut keys: Vec<u32> = a.keys().chain(b.keys()).copied().collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut cells: Vec<(f64, f64)> = Vec::new();
+    let mut pooled = (0.0, 0.0);
+    for k in keys {
+        let (x, y) = (*a.get(&k).unwrap_or(&0) as f64, *b.get(&k).unwrap_or(&0) as f64);
+        if x + y < 10.0 {
+            pooled.0 += x;
+            pooled.1 += y;
+        } else {
+            cells.push((x, y));
+        }
+    }
+    if pooled.0 + pooled.1 > 0.0 {
+        cells.push(pooled);
+    }
+    let n = (na + nb) as f64;
+    let mut stat = 0.0;
+    for (x, y) in &cells {
+        let total = x + y;
+        let ea = total * na as f64 / n;
+        let eb = total * nb as f64 / n;
+        stat += (x - ea).powi(2) / ea + (y - eb).powi(2) / eb;
+    }
+    let dof = cells.len().saturating_sub(1).max(1);
+    (stat, dof, chi2_sf(stat, dof))
+}
+
+/// One-sample chi-square goodness of fit of `counts` against `probs`.
+pub fn chi2_goodness(counts: &[usize], probs: &[f64]) -> (f64, usize, f64) {
+    let n: usize = counts.iter().sum();
+    let mut stat = 0.0;
+    let mut dof = 0usize;
+    for (c, p) in counts.iter().zip(probs) {
+        if *p > 0.0 {
+            let e = p * n as f64;
+            stat += (*c as f64 - e).powi(2) / e;
+            dof += 1;
+        }
+    }
+    let dof = dof.saturating_sub(1).max(1);
+    (stat, dof, chi2_sf(stat, dof))
+}

@@ -1,0 +1,124 @@
+//! The verification cost curve: seconds for one target forward over n new tokens, measured on this machine at
+//! startup and cached per model and machine (`$SPECRT_CACHE_DIR`, default `~/.cache/specrt/cost/`), so the
+//! hardware-aware window policy can trade draft length against verify cost.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::model::LanguageModel;
+
+/// Seconds of one target pass by number of new tokens, linearly interpolated between measured points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostCurve {
+    /// (tokens, seconds), ascending in tokens.
+    pub points: Vec<(usize, f64)>,
+}
+
+impl CostCurve {
+    /// A curve through `points` (sorted on construction).
+    pub fn from_points(mut points: Vec<(usize, f64)>) -> Self {
+        points.sort_by_key(|p| p.0);
+        CostCurve { points }
+    }
+
+    /// Interpolated (or linearly extrapolated) seconds for `n` tokens.
+    pub fn seconds(&self, n: usize) -> f64 {
+        let p = &self.points;
+        match p.len() {
+            0 => 0.0,
+            1 => p[0].1,
+            _ => {
+                let i = p.iter().position(|&(m, _)| m >= n).unwrap_or(p.len() - 1).max(1);
+                let (n0, s0) = p[i - 1];
+                let (n1, s1) = p[i];
+                s0 + (s1 - s0) * (n as f64 - n0 as f64) / (n1 as f64 - n0 as f64).max(1.0)
+            }
+        }
+    }
+}
+
+fn cache_file(target: &LanguageModel, max_tokens: usize) -> Option<PathBuf> {
+    let dir = std::env::var_os("SPECRT_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/specrt")))?
+        .join("cost");
+    let m = target.manifest();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(str::to_string))
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let key = format!(
+        "{}|{}|{}|{}|{}|{}|{}",
+        m.files.get(&m.graph.file).cloned().unwrap_or_else(|| m.dir.display().to_string()),
+        target.device(),
+        target.capacity(),
+        cpu,
+        cores,
+        max_tokens,
+        env!("CARGO_PKG_VERSION")
+    );
+    // FNV-1a: a stable file name for the key.
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    Some(dir.join(format!("{}-{hash:016x}.json", m.display_name())))
+}
+
+/// The cached curve for this model and machine, or a fresh measurement (which is then cached).
+pub fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
+    let file = cache_file(target, max_tokens);
+    if let Some(curve) = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| serde_json::from_str(&t).ok()) {
+        return Ok(curve);
+    }
+    let curve = measure(target, max_tokens)?;
+    if let Some(f) = file {
+        if let Some(dir) = f.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        // A cache that cannot be written only costs a re-measurement next time.
+        let _ = std::fs::write(&f, serde_json::to_string(&curve).unwrap_or_default());
+    }
+    Ok(curve)
+}
+
+/// Times target passes of 1..=max_tokens new tokens (median of 3) on top of a 128-token context.
+pub fn measure(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
+    let vocab = target.vocab_size() as u32;
+    let context = 128.min(target.capacity().saturating_sub(max_tokens + 1));
+    let filler: Vec<u32> = (0..context as u32).map(|i| 100 + (i * 7919) % (vocab.saturating_sub(200).max(1))).collect();
+    let probe: Vec<u32> = (0..max_tokens as u32).map(|i| 300 + (i * 31) % (vocab.saturating_sub(400).max(1))).collect();
+    target.reset();
+    if !filler.is_empty() {
+        target.append(&filler)?;
+    }
+    let mut points = Vec::new();
+    let sizes: Vec<usize> = (1..=max_tokens).filter(|&n| n <= 8 || n % 4 == 0 || n == max_tokens).collect();
+    for n in sizes {
+        let mut samples = Vec::with_capacity(3);
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            target.append_all(&probe[..n])?;
+            samples.push(t0.elapsed().as_secs_f64());
+            target.truncate(context)?;
+        }
+        samples.sort_by(f64::total_cmp);
+        points.push((n, samples[1]));
+    }
+    target.reset();
+    Ok(CostCurve::from_points(points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolates_and_extrapolates() {
+        let c = CostCurve::from_points(vec![(4, 0.02), (1, 0.01)]);
+        assert!((c.seconds(1) - 0.01).abs() < 1e-12);
+        assert!((c.seconds(2) - (0.01 + 0.01 / 3.0)).abs() < 1e-12);
+        assert!((c.seconds(7) - 0.03).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,130 @@
+//! Speculative decoding: one draft/verify engine shared by every drafter and window policy.
+//!
+//! Each step: the drafter proposes up to k tokens after the pending token; the target runs ONCE over
+//! [pending, d1..dk] (explicit positions, causal mask); acceptance (greedy match, or exact speculative sampling)
+//! keeps a prefix and adds the target's own token after it; the target's cache is rolled back to the committed
+//! length in O(1), and the drafter re-syncs its own cache the same way. Committed tokens go through the same
+//! [`crate::generate::OutputSink`] as AR, so stop tokens, stop strings and max_tokens inside an accepted draft end
+//! the output exactly where AR would.
+
+pub mod cost;
+pub mod draft_model;
+pub mod drafter;
+pub mod ngram;
+pub mod verify;
+pub mod window;
+
+use std::time::Instant;
+
+use self::drafter::Drafter;
+use self::verify::ResidualRule;
+use self::window::{StepReport, WindowPolicy};
+use super::{prefill_and_sample, DecodeContext, Strategy};
+use crate::error::Result;
+
+/// The speculative strategy.
+pub struct Speculative {
+    drafter: Box<dyn Drafter>,
+    policy: Box<dyn WindowPolicy>,
+    residual_rule: ResidualRule,
+    residual: Vec<f32>,
+}
+
+impl Speculative {
+    /// A strategy drafting with `drafter` under `policy`.
+    pub fn new(drafter: Box<dyn Drafter>, policy: Box<dyn WindowPolicy>) -> Self {
+        Speculative { drafter, policy, residual_rule: ResidualRule::Residual, residual: Vec::new() }
+    }
+
+    /// Replaces the rejection rule; only tests use this, to show that a biased rule is detected.
+    #[doc(hidden)]
+    pub fn with_residual_rule(mut self, rule: ResidualRule) -> Self {
+        self.residual_rule = rule;
+        self
+    }
+
+    /// The drafter's name.
+    pub fn drafter_name(&self) -> &'static str {
+        self.drafter.name()
+    }
+
+    /// The window policy's name.
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+}
+
+impl Strategy for Speculative {
+    fn name(&self) -> &'static str {
+        "speculative"
+    }
+
+    fn exact_under_sampling(&self) -> bool {
+        // Chain drafts with their draft distributions (or one-hot ones) and residual resampling: exact.
+        self.residual_rule == ResidualRule::Residual
+    }
+
+    fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
+        self.drafter.reset();
+        self.policy.reset();
+        if self.policy.needs_cost_curve() {
+            let max = 17.min(ctx.target.capacity() / 2).max(2);
+            let curve = cost::measure_or_load(ctx.target, max)?;
+            self.policy.set_cost_curve(curve);
+        }
+        let greedy = ctx.sampler.params().is_greedy();
+        let vocab = ctx.target.vocab_size();
+        let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
+        history.extend_from_slice(ctx.prompt);
+        let mut chain: Vec<u32> = Vec::new();
+        let mut token = prefill_and_sample(ctx, &history)?;
+        loop {
+            history.push(token);
+            if !ctx.sink.push(token)? {
+                return Ok(());
+            }
+            let capacity = ctx.target.capacity();
+            if ctx.target.len() + 1 > capacity {
+                ctx.sink.context_full();
+                return Ok(());
+            }
+            // Drafting past max_tokens or the context is wasted work.
+            let room = capacity - ctx.target.len() - 1;
+            let k = self.policy.next_k().min(room).min(ctx.sink.remaining().saturating_sub(1));
+            let t_draft = Instant::now();
+            let draft = if k > 0 { self.drafter.propose(&history, k, ctx.sampler, &mut *self.policy)? } else { Default::default() };
+            let draft_seconds = t_draft.elapsed().as_secs_f64();
+            ctx.stats.draft_seconds += draft_seconds;
+            if draft.tokens.is_empty() {
+                // Nothing to verify: a plain AR step.
+                let logits = ctx.target.append(&[token])?;
+                ctx.stats.target_calls += 1;
+                token = ctx.sampler.sample(logits, &history);
+                continue;
+            }
+            let t_verify = Instant::now();
+            let base = ctx.target.len();
+            chain.clear();
+            chain.push(token);
+            chain.extend_from_slice(&draft.tokens);
+            let rows = ctx.target.append_all(&chain)?;
+            ctx.stats.target_calls += 1;
+            let verdict = if greedy {
+                verify::greedy(rows, vocab, &draft.tokens, ctx.sampler, &mut history)
+            } else {
+                verify::exact(rows, vocab, &draft.tokens, draft.probs.as_deref(), ctx.sampler, &mut history, &mut self.residual, self.residual_rule)
+            };
+            ctx.target.truncate(base + 1 + verdict.accepted)?;
+            let verify_seconds = t_verify.elapsed().as_secs_f64();
+            ctx.stats.verify_seconds += verify_seconds;
+            ctx.stats.record_step(draft.tokens.len(), verdict.accepted);
+            self.policy.observe(&StepReport { drafted: draft.tokens.len(), accepted: verdict.accepted, draft_seconds, verify_seconds });
+            for &t in &draft.tokens[..verdict.accepted] {
+                if !ctx.sink.push(t)? {
+                    return Ok(());
+                }
+            }
+            token = verdict.bonus;
+        }
+    }
+}

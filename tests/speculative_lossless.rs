@@ -1,0 +1,293 @@
+//! Speculative decoding is lossless: greedy outputs equal plain AR token for token for every drafter and window
+//! policy over hundreds of prompts with 256+ new tokens; exact speculative sampling keeps the target's
+//! distribution (chi-square tests at significance level 0.001, with a negative control that must be caught);
+//! stops inside accepted drafts end exactly where AR ends; the KV cache after speculative decoding equals a fresh
+//! AR cache over the committed tokens.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+use rand::{Rng, SeedableRng};
+use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
+use specrt::generate::OutputSink;
+use specrt::sampling::{Sampler, SamplingParams};
+use specrt::stats::Stats;
+use specrt::strategy::speculative::verify::{self, ResidualRule};
+use specrt::strategy::{DecodeContext, Strategy};
+use specrt::{GenerationRequest, Pipeline, Prompt};
+
+/// Significance level of every statistical test in this file.
+const ALPHA: f64 = 0.001;
+
+const POLICIES: [WindowPolicyKind; 5] =
+    [WindowPolicyKind::Static, WindowPolicyKind::Heuristic, WindowPolicyKind::Ewma, WindowPolicyKind::Entropy, WindowPolicyKind::CostModel];
+
+fn drafters() -> Vec<(&'static str, DrafterConfig)> {
+    vec![
+        ("ngram", DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }),
+        ("layer_skip", DrafterConfig::LayerSkip { model: model_dir("tiny-fp32-skip1") }),
+        ("draft_model", DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") }),
+        // The target drafting for itself: every draft is accepted, which stresses the full-accept path.
+        ("self", DrafterConfig::DraftModel { model: tiny() }),
+    ]
+}
+
+fn strategy(drafter: &DrafterConfig, policy: WindowPolicyKind, k: usize) -> StrategyConfig {
+    StrategyConfig::Speculative {
+        drafter: drafter.clone(),
+        window: WindowConfig { policy, k, k_min: 1, k_max: 8, ..Default::default() },
+        allow_lossy: false,
+    }
+}
+
+fn tiny_pipeline(extra: &str) -> (tempfile::TempDir, Pipeline) {
+    let dir = tempfile::tempdir().unwrap();
+    // The cost model caches its curve; keep the tests' cache out of the user's home.
+    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
+    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 512\n{extra}"));
+    (dir, Pipeline::load(&cfg).unwrap())
+}
+
+/// Deterministic prompts: random token runs, some with repeats so n-gram drafts find matches.
+fn prompts(n: usize, seed: u64) -> Vec<Vec<u32>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let len = rng.random_range(4..48);
+            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
+            if i % 3 == 0 {
+                let copy = p.clone();
+                p.extend_from_slice(&copy[..len / 2]);
+            }
+            p
+        })
+        .collect()
+}
+
+fn greedy_request(prompt: &[u32], max_tokens: usize) -> GenerationRequest {
+    GenerationRequest { prompt: Some(Prompt::Tokens(prompt.to_vec())), max_tokens: Some(max_tokens), ignore_eos: true, ..Default::default() }
+}
+
+#[test]
+fn greedy_speculative_equals_ar_for_every_drafter_and_policy() {
+    let (_d, mut p) = tiny_pipeline("");
+    let prompts = prompts(200, 7);
+    let max_tokens = 260;
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy_request(q, max_tokens), &mut |_| true).unwrap().tokens).collect();
+    assert!(reference.iter().all(|r| r.len() == max_tokens));
+    for (name, drafter) in drafters() {
+        let mut drafted = 0;
+        let mut accepted = 0;
+        for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
+            let policy = POLICIES[i % POLICIES.len()];
+            p.set_strategy(strategy(&drafter, policy, 1 + i % 6)).unwrap();
+            let out = p.generate(&greedy_request(prompt, max_tokens), &mut |_| true).unwrap();
+            assert_eq!(&out.tokens, want, "{name} / {policy:?}: prompt {i} differs from AR");
+            drafted += out.stats.drafted;
+            accepted += out.stats.accepted;
+        }
+        assert!(drafted > 0, "{name} never drafted");
+        eprintln!("{name}: {accepted}/{drafted} draft tokens accepted over {} prompts", prompts.len());
+        if name == "self" {
+            assert_eq!(accepted, drafted, "a model drafting for itself must have every token accepted");
+        }
+    }
+}
+
+#[test]
+fn stops_inside_accepted_drafts_end_where_ar_ends() {
+    let (_d, mut p) = tiny_pipeline("");
+    let prompts = prompts(12, 11);
+    for prompt in &prompts {
+        p.set_strategy(StrategyConfig::Ar {}).unwrap();
+        let full = p.generate(&greedy_request(prompt, 80), &mut |_| true).unwrap();
+        // max_tokens at every length from 1 to 40: most fall inside an accepted draft of the self-drafter.
+        for max_tokens in (1..40).step_by(3) {
+            for (name, drafter) in [drafters().remove(3), drafters().remove(0)] {
+                p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 7)).unwrap();
+                let out = p.generate(&greedy_request(prompt, max_tokens), &mut |_| true).unwrap();
+                assert_eq!(out.tokens, full.tokens[..max_tokens], "{name}: max_tokens {max_tokens}");
+            }
+        }
+        // A stop string taken from the middle of the AR text.
+        let text = full.text.clone();
+        let chars: Vec<char> = text.chars().collect();
+        if chars.len() < 20 {
+            continue;
+        }
+        let stop: String = chars[chars.len() / 2..chars.len() / 2 + 2].iter().collect();
+        let mut req = greedy_request(prompt, 80);
+        req.stop = Some(vec![stop.clone()]);
+        p.set_strategy(StrategyConfig::Ar {}).unwrap();
+        let ar = p.generate(&req, &mut |_| true).unwrap();
+        p.set_strategy(strategy(&drafters()[3].1, WindowPolicyKind::Static, 7)).unwrap();
+        let mut streamed = String::new();
+        let sp = p
+            .generate(&req, &mut |s| {
+                streamed.push_str(s);
+                true
+            })
+            .unwrap();
+        assert_eq!(sp.text, ar.text, "stop {stop:?}");
+        assert_eq!(streamed, ar.text, "streamed text past a stop string");
+        assert_eq!(sp.finish_reason, ar.finish_reason);
+    }
+}
+
+#[test]
+fn stop_tokens_inside_accepted_drafts_end_where_ar_ends() {
+    // Make a frequent token of the AR output a stop id (a copy of the tiny model with an edited manifest).
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m");
+    std::fs::create_dir_all(&model).unwrap();
+    for e in std::fs::read_dir(tiny()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), model.join(e.file_name())).unwrap();
+    }
+    let cfg = pipeline_yaml(dir.path(), &tiny(), "");
+    let mut ar = Pipeline::load(&cfg).unwrap();
+    let prompt = prompts(1, 5).remove(0);
+    let full = ar.generate(&greedy_request(&prompt, 60), &mut |_| true).unwrap();
+    let stop_id = full.tokens[25];
+    let path = model.join("manifest.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["tokens"]["stop_ids"] = serde_json::json!([stop_id]);
+    std::fs::write(&path, v.to_string()).unwrap();
+    let cfg = pipeline_yaml(dir.path(), &model, "");
+    let mut p = Pipeline::load(&cfg).unwrap();
+    let mut req = greedy_request(&prompt, 60);
+    req.ignore_eos = false;
+    let ar_out = p.generate(&req, &mut |_| true).unwrap();
+    let first = full.tokens.iter().position(|&t| t == stop_id).unwrap();
+    assert_eq!(ar_out.tokens, full.tokens[..first]);
+    for policy in POLICIES {
+        p.set_strategy(strategy(&DrafterConfig::DraftModel { model: model.clone() }, policy, 6)).unwrap();
+        let out = p.generate(&req, &mut |_| true).unwrap();
+        assert_eq!(out.tokens, ar_out.tokens, "{policy:?}");
+        assert_eq!(out.finish_reason, specrt::FinishReason::Stop);
+    }
+}
+
+#[test]
+fn kv_cache_after_speculative_decoding_equals_a_fresh_ar_cache() {
+    let backend = backend(2);
+    let tok = specrt::text::Tokenizer::load(&tiny().join("tokenizer.json")).unwrap();
+    for (name, drafter) in drafters() {
+        for policy in POLICIES {
+            let mut target = specrt::model::LanguageModel::open(&backend, &tiny(), Some(512)).unwrap();
+            let mut strat = specrt::strategy::build(&strategy(&drafter, policy, 5), &backend, target.manifest(), 512).unwrap();
+            let prompt = prompts(1, 3).remove(0);
+            let mut sampler = Sampler::new(SamplingParams::default());
+            let mut stats = Stats::default();
+            let mut on_text = |_: &str| true;
+            let mut sink = OutputSink::new(&tok, &[], &[], 150, &mut on_text, None);
+            let mut ctx = DecodeContext { target: &mut target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
+            strat.generate(&mut ctx).unwrap();
+            let output = sink.tokens().to_vec();
+            // The last output token is pending (sampled, not yet fed to the target).
+            let mut committed = prompt.clone();
+            committed.extend_from_slice(&output[..output.len() - 1]);
+            assert_eq!(target.len(), committed.len(), "{name}/{policy:?}: committed length");
+            let kv = target.read_kv();
+            target.reset();
+            target.append(&committed).unwrap();
+            let fresh = target.read_kv();
+            let diff = max_abs_diff(&kv, &fresh);
+            assert!(diff < 1e-4, "{name}/{policy:?}: KV differs by {diff}");
+        }
+    }
+}
+
+/// Draws the token that exact verification outputs first for a one-token draft drawn from q.
+fn first_token_law(p_logits: &[f32], q: &[f32], rule: ResidualRule, n: usize, seed: u64) -> Vec<usize> {
+    let vocab = p_logits.len();
+    let mut sampler = Sampler::new(SamplingParams { temperature: 1.0, seed, ..Default::default() });
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 99);
+    let mut counts = vec![0usize; vocab];
+    let mut residual = Vec::new();
+    // rows: the logits before the draft token and after it (the second row only matters on full acceptance).
+    let rows: Vec<f32> = p_logits.iter().chain(p_logits.iter()).copied().collect();
+    for _ in 0..n {
+        let x = specrt::sampling::draw(q, rng.random::<f32>());
+        let mut history = Vec::new();
+        let v = verify::exact(&rows, vocab, &[x], Some(&[q.to_vec()]), &mut sampler, &mut history, &mut residual, rule);
+        let first = if v.accepted == 1 { x } else { v.bonus };
+        counts[first as usize] += 1;
+    }
+    counts
+}
+
+#[test]
+fn exact_acceptance_keeps_the_target_distribution_and_a_biased_rule_is_caught() {
+    // Target p and a deliberately different draft q over 6 tokens.
+    let p_logits = [1.2f32, 0.3, -0.5, 0.9, -1.0, 0.0];
+    let mut p: Vec<f64> = p_logits.iter().map(|&l| (l as f64).exp()).collect();
+    let z: f64 = p.iter().sum();
+    p.iter_mut().for_each(|v| *v /= z);
+    let q = [0.05f32, 0.4, 0.3, 0.05, 0.1, 0.1];
+    let n = 20_000;
+    let good = first_token_law(&p_logits, &q, ResidualRule::Residual, n, 1);
+    let (stat, dof, pv) = chi2_goodness(&good, &p);
+    assert!(pv > ALPHA, "exact rule rejected: chi2 {stat:.1} (dof {dof}), p-value {pv:.2e}");
+    // Negative control: drawing the replacement from p (the reference-code bug) must be detected.
+    let bad = first_token_law(&p_logits, &q, ResidualRule::BiasedFromTarget, n, 2);
+    let (stat, dof, pv) = chi2_goodness(&bad, &p);
+    assert!(pv < ALPHA, "the biased rule went unnoticed: chi2 {stat:.1} (dof {dof}), p-value {pv:.2e}");
+}
+
+#[test]
+fn speculative_sampling_matches_ar_sampling_on_a_tiny_model() {
+    // top_k = 8 keeps the support small so a chi-square test over the generated tokens has power.
+    let (_d, mut p) = tiny_pipeline("");
+    let prompt = vec![10u32, 20, 30, 40, 50];
+    let runs = 1500;
+    let sample = |p: &mut Pipeline, seed: u64| -> Vec<u32> {
+        let req = GenerationRequest {
+            prompt: Some(Prompt::Tokens(prompt.clone())),
+            max_tokens: Some(3),
+            temperature: Some(1.0),
+            top_k: Some(8),
+            seed: Some(seed),
+            ignore_eos: true,
+            ..Default::default()
+        };
+        p.generate(&req, &mut |_| true).unwrap().tokens
+    };
+    let count = |p: &mut Pipeline, offset: u64| {
+        let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); 3];
+        for s in 0..runs {
+            for (i, t) in sample(p, offset + s).into_iter().enumerate() {
+                *by_pos[i].entry(t).or_default() += 1;
+            }
+        }
+        by_pos
+    };
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let ar = count(&mut p, 0);
+    for (name, drafter) in drafters().into_iter().take(3) {
+        p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 2)).unwrap();
+        let sp = count(&mut p, 1_000_000);
+        // Tokens 2 and 3 are decided by speculative acceptance (token 1 comes from the prefill in both).
+        for pos in 1..3 {
+            let (stat, dof, pv) = chi2_two_sample(&ar[pos], &sp[pos]);
+            assert!(pv > ALPHA, "{name}: token {} distribution differs from AR: chi2 {stat:.1} (dof {dof}), p {pv:.2e}", pos + 1);
+        }
+    }
+}
+
+#[test]
+fn sampling_with_a_biased_strategy_is_refused_unless_allowed() {
+    let backend = backend(1);
+    let target = specrt::model::LanguageModel::open(&backend, &tiny(), Some(64)).unwrap();
+    let s = specrt::strategy::speculative::Speculative::new(
+        Box::new(specrt::strategy::speculative::ngram::NgramDrafter::new(3, 1, 0)),
+        specrt::strategy::speculative::window::build(&WindowConfig::default()),
+    );
+    assert!(s.exact_under_sampling());
+    let biased = s.with_residual_rule(ResidualRule::BiasedFromTarget);
+    assert!(!biased.exact_under_sampling());
+    drop(target);
+}
