@@ -66,12 +66,14 @@ impl Pipeline {
         stop_ids.extend(manifest.tokens.eos_id);
         stop_ids.sort_unstable();
         stop_ids.dedup();
+        check_batch_invariance(&config.strategy, target.manifest())?;
         let strategy = strategy::build(&config.strategy, &backend, target.manifest(), target.capacity())?;
         Ok(Pipeline { name, config, backend, target, tokenizer, template, stop_ids, strategy })
     }
 
     /// Replaces the strategy, keeping the loaded target (e.g. `--strategy ar` to compare with plain AR).
     pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
+        check_batch_invariance(&config, self.target.manifest())?;
         self.strategy = strategy::build(&config, &self.backend, self.target.manifest(), self.target.capacity())?;
         self.config.strategy = config;
         Ok(())
@@ -228,4 +230,19 @@ impl Pipeline {
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }
+}
+
+/// Speculative strategies promise AR's greedy output. That needs a target whose multi-token verification pass
+/// computes the same logits as a one-token decode step: int8-activation MatMulNBits (accuracy level 4) does not
+/// (differences of 0.1-1.0 in the logits flip near-ties), so such a target is refused unless the user opts in.
+fn check_batch_invariance(strategy: &StrategyConfig, target: &crate::model::Manifest) -> Result<()> {
+    if let StrategyConfig::Speculative { allow_lossy: false, .. } = strategy {
+        if target.precision.accuracy_level == Some(4) {
+            return Err(Error::InvalidRequest(format!(
+                "target {} uses int8 activations (accuracy level 4): its multi-token verification pass is not numerically identical to one-token decoding, so speculative output could differ from AR; use an export with --accuracy-level 0 (or fp32), or set strategy.allow_lossy: true",
+                target.display_name()
+            )));
+        }
+    }
+    Ok(())
 }

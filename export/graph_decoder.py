@@ -196,7 +196,6 @@ class _Builder:
         layers_eff = []
         x = g.op("RMSNormalization", [h, g.init("layers.0.attn_norm.weight", ck.layers[0].attn_norm.astype(
             self.fdtype))], name="layers.0/attn_norm", axis=-1, epsilon=eps)
-        hidden_out = None
         for i in range(n_layers):
             L: LayerWeights = ck.layers[i]
             print(f"[graph] layer {i + 1}/{n_layers}", file=sys.stderr)

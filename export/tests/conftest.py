@@ -6,7 +6,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # 2-core CI machine: keep numpy single-threaded
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 
