@@ -66,14 +66,19 @@ impl Pipeline {
         stop_ids.extend(manifest.tokens.eos_id);
         stop_ids.sort_unstable();
         stop_ids.dedup();
-        check_batch_invariance(&config.strategy, target.manifest())?;
+        let mut target = target;
+        configure_batch_invariance(&config.strategy, &mut target);
         let strategy = strategy::build(&config.strategy, &backend, target.manifest(), target.capacity())?;
         Ok(Pipeline { name, config, backend, target, tokenizer, template, stop_ids, strategy })
     }
 
     /// Replaces the strategy, keeping the loaded target (e.g. `--strategy ar` to compare with plain AR).
     pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
-        check_batch_invariance(&config, self.target.manifest())?;
+        // An override to plain AR keeps the pipeline's numerics (so its output is the reference for the
+        // pipeline's own strategy); switching to a speculative strategy turns padding on where needed.
+        if matches!(config, StrategyConfig::Speculative { .. }) {
+            configure_batch_invariance(&config, &mut self.target);
+        }
         self.strategy = strategy::build(&config, &self.backend, self.target.manifest(), self.target.capacity())?;
         self.config.strategy = config;
         Ok(())
@@ -232,17 +237,11 @@ impl Pipeline {
     }
 }
 
-/// Speculative strategies promise AR's greedy output. That needs a target whose multi-token verification pass
-/// computes the same logits as a one-token decode step: int8-activation MatMulNBits (accuracy level 4) does not
-/// (differences of 0.1-1.0 in the logits flip near-ties), so such a target is refused unless the user opts in.
-fn check_batch_invariance(strategy: &StrategyConfig, target: &crate::model::Manifest) -> Result<()> {
-    if let StrategyConfig::Speculative { allow_lossy: false, .. } = strategy {
-        if target.precision.accuracy_level == Some(4) {
-            return Err(Error::InvalidRequest(format!(
-                "target {} uses int8 activations (accuracy level 4): its multi-token verification pass is not numerically identical to one-token decoding, so speculative output could differ from AR; use an export with --accuracy-level 0 (or fp32), or set strategy.allow_lossy: true",
-                target.display_name()
-            )));
-        }
-    }
-    Ok(())
+/// Speculative strategies promise AR's greedy output, which needs a target whose multi-token verification pass
+/// computes exactly the logits of one-token steps. Targets whose kernels are not batch-invariant (int8
+/// activations) get padded one-token steps; the AR baseline of the same pipeline then runs the same way, so
+/// `--strategy ar` reproduces the speculative output token for token.
+fn configure_batch_invariance(strategy: &StrategyConfig, target: &mut LanguageModel) {
+    let speculative = matches!(strategy, StrategyConfig::Speculative { .. });
+    target.set_batch_invariant(speculative && target.needs_padding_for_batch_invariance());
 }

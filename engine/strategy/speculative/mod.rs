@@ -88,8 +88,10 @@ impl Strategy for Speculative {
                 ctx.sink.context_full();
                 return Ok(());
             }
-            // Drafting past max_tokens or the context is wasted work.
-            let room = capacity - ctx.target.len() - 1;
+            // Drafting past max_tokens or the context is wasted work. A padded (batch-invariant) target keeps its
+            // last slot free so every verified token sees the numerics its AR step would have.
+            let reserve = usize::from(ctx.target.is_batch_invariant());
+            let room = capacity.saturating_sub(ctx.target.len() + 1 + reserve);
             let k = self.policy.next_k().min(room).min(ctx.sink.remaining().saturating_sub(1));
             let t_draft = Instant::now();
             let draft = if k > 0 { self.drafter.propose(&history, k, ctx.sampler, &mut *self.policy)? } else { Default::default() };
