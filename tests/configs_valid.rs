@@ -1,0 +1,32 @@
+//! Every shipped pipeline and benchmark matrix parses and validates (no models needed).
+
+use std::path::Path;
+
+fn yaml_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            yaml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "yaml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn shipped_configs_parse() {
+    let mut files = Vec::new();
+    yaml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"), &mut files);
+    assert!(files.len() >= 10, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if text.lines().any(|l| l.starts_with("pipelines:")) {
+            let m = specrt::bench::BenchMatrix::load(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for p in &m.pipelines {
+                assert!(p.is_file(), "{} names a missing pipeline {}", f.display(), p.display());
+            }
+        } else {
+            specrt::config::load_file(&f).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
