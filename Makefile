@@ -101,8 +101,16 @@ $(PEER_VENV)/.stamp:
 	touch $@
 peer: $(PEER_VENV)/.stamp
 
-bench: setup fixtures datasets release
+$(VENV)/.plot-stamp: $(VENV)/.stamp
+	$(VPY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2
+	touch $@
+
+# The benchmark matrices of docs/BENCHMARKS.md (SmolLM2; the Qwen ones need `make qwen`).
+bench: setup fixtures datasets release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/bench/foundation.yaml --out bench-out/foundation
+	./target/release/specrt bench --config configs/bench/speculative-smollm2.yaml --out bench-out/speculative-smollm2
+	$(VPY) -m export.plot_bench bench-out/foundation/results.json
+	$(VPY) -m export.plot_bench bench-out/speculative-smollm2/results.json
 
 clean:
 	cargo clean

@@ -1,0 +1,96 @@
+"""Draw PNG charts from a `specrt bench` results.json.
+
+    python -m export.plot_bench bench-out/speculative-smollm2/results.json [--out DIR]
+
+Writes, next to results.json (or into --out):
+  speedup.png     speedup vs AR per pipeline and category (bars), with tau in the labels
+  throughput.png  tokens/s per pipeline (overall), AR and strategy side by side
+  latency.png     decode ms/token against context length (when the run measured it)
+Needs matplotlib (installed by `make bench`).
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(args.results) as f:
+        data = json.load(f)
+    out = args.out or os.path.dirname(os.path.abspath(args.results))
+    os.makedirs(out, exist_ok=True)
+    rows = data["results"]
+    title = os.path.basename(os.path.dirname(os.path.abspath(args.results)))
+
+    spec = [r for r in rows if r["strategy"] != "ar" and r["category"] != "overall"]
+    if spec:
+        pipelines = sorted({r["pipeline"] for r in spec}, key=lambda p: [r["pipeline"] for r in spec].index(p))
+        categories = sorted({r["category"] for r in spec})
+        fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(pipelines) * len(categories) / 2), 5))
+        width = 0.8 / max(1, len(categories))
+        for ci, cat in enumerate(categories):
+            xs, ys = [], []
+            for pi, p in enumerate(pipelines):
+                r = next((r for r in spec if r["pipeline"] == p and r["category"] == cat), None)
+                if r:
+                    xs.append(pi + ci * width)
+                    ys.append(r["speedup_vs_ar"])
+            ax.bar(xs, ys, width, label=cat)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks([i + width * (len(categories) - 1) / 2 for i in range(len(pipelines))])
+        ax.set_xticklabels(pipelines, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("speedup vs AR (same target, same run)")
+        ax.set_title(f"{title}: speedup per category")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
+        plt.close(fig)
+
+    overall = [r for r in rows if r["category"] == "overall"] or rows
+    if overall:
+        labels = [f'{r["pipeline"]}\n[{r["strategy"]}]' for r in overall]
+        fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(overall)), 5))
+        bars = ax.bar(range(len(overall)), [r["tokens_per_second"] for r in overall],
+                      color=["#999999" if r["strategy"] == "ar" else "#3b7dd8" for r in overall])
+        for b, r in zip(bars, overall):
+            ax.text(b.get_x() + b.get_width() / 2, b.get_height(), f'tau {r["tau"]:.2f}', ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(range(len(overall)))
+        ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
+        ax.set_ylabel("tokens/s (generation, prefill included)")
+        ax.set_title(f"{title}: throughput (grey = AR)")
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "throughput.png"), dpi=110)
+        plt.close(fig)
+
+    lat = data.get("latency") or []
+    if lat:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for p in sorted({l["pipeline"] for l in lat}):
+            pts = sorted((l["context"], l["median_ms"]) for l in lat if l["pipeline"] == p)
+            ax.plot([c for c, _ in pts], [m for _, m in pts], marker="o", label=p)
+        for peer in data.get("peers", []):
+            pts = sorted((int(c), m) for c, m in peer["latency_ms_by_context"].items())
+            ax.plot([c for c, _ in pts], [m for _, m in pts], marker="s", linestyle="--", label=peer["label"])
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("tokens in the KV cache")
+        ax.set_ylabel("median ms per decoded token")
+        ax.set_title(f"{title}: decode latency vs context")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "latency.png"), dpi=110)
+        plt.close(fig)
+    print(f"plots written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
