@@ -19,6 +19,7 @@ pub mod backend;
 pub mod bench;
 pub mod config;
 pub mod error;
+pub mod ffi;
 pub mod generate;
 pub mod model;
 pub mod pipeline;

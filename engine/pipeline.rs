@@ -76,7 +76,7 @@ impl Pipeline {
     pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
         // An override to plain AR keeps the pipeline's numerics (so its output is the reference for the
         // pipeline's own strategy); switching to a speculative strategy turns padding on where needed.
-        if matches!(config, StrategyConfig::Speculative { .. }) {
+        if matches!(config, StrategyConfig::Speculative { .. } | StrategyConfig::Hsddw { .. }) {
             configure_batch_invariance(&config, &mut self.target);
         }
         self.strategy = strategy::build(&config, &self.backend, self.target.manifest(), self.target.capacity())?;
@@ -165,7 +165,10 @@ impl Pipeline {
         };
         config::schema::check_sampling(p.temperature, p.top_p, p.min_p, p.repetition_penalty)
             .map_err(|(key, msg)| Error::InvalidRequest(format!("{key} {msg}")))?;
-        let allow_lossy = matches!(self.config.strategy, StrategyConfig::Speculative { allow_lossy: true, .. });
+        let allow_lossy = matches!(
+            self.config.strategy,
+            StrategyConfig::Speculative { allow_lossy: true, .. } | StrategyConfig::Hsddw { allow_lossy: true, .. }
+        );
         if !p.is_greedy() && !self.strategy.exact_under_sampling() && !allow_lossy {
             return Err(Error::InvalidRequest(format!(
                 "strategy `{}` is only lossless with greedy decoding (temperature 0); set strategy.allow_lossy: true to sample anyway",
@@ -242,6 +245,6 @@ impl Pipeline {
 /// activations) get padded one-token steps; the AR baseline of the same pipeline then runs the same way, so
 /// `--strategy ar` reproduces the speculative output token for token.
 fn configure_batch_invariance(strategy: &StrategyConfig, target: &mut LanguageModel) {
-    let speculative = matches!(strategy, StrategyConfig::Speculative { .. });
+    let speculative = matches!(strategy, StrategyConfig::Speculative { .. } | StrategyConfig::Hsddw { .. });
     target.set_batch_invariant(speculative && target.needs_padding_for_batch_invariance());
 }

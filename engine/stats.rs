@@ -34,6 +34,8 @@ pub struct Stats {
     pub backend_seconds: f64,
     /// Seconds spent drafting.
     pub draft_seconds: f64,
+    /// Strategy-specific figures (e.g. HSDDW's per-level counts and threshold trajectories).
+    pub details: serde_json::Value,
     /// Seconds spent in target verification passes.
     pub verify_seconds: f64,
 }
@@ -129,6 +131,7 @@ impl Stats {
             "other_seconds": self.other_seconds(),
             "backend_seconds": self.backend_seconds,
             "overhead_share": self.overhead_share(),
+            "details": self.details,
         })
     }
 

@@ -9,8 +9,8 @@ mod locate;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, DrafterConfig, GenerationDefaults, OptimizationLevel, PipelineConfig, ProviderConfig, StrategyConfig,
-    WindowConfig, WindowPolicyKind,
+    BackendConfig, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
+    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

@@ -190,6 +190,71 @@ pub enum StrategyConfig {
         #[serde(default)]
         allow_lossy: bool,
     },
+    /// HSDDW: hierarchical speculative decoding with self-verifying dynamic windows (METHODS.md section 2).
+    Hsddw {
+        /// Drafting levels, cheapest first; the pipeline's `model` is the top level that verifies.
+        levels: Vec<LevelConfig>,
+        /// Most tokens the lowest level drafts per round (the paper's gamma1).
+        #[serde(default = "default_gamma")]
+        gamma: usize,
+        /// Most unverified tokens a level buffers before the level above must verify (the paper's 50).
+        #[serde(default = "default_buffer_cap")]
+        buffer_cap: usize,
+        /// Starting entropy threshold (nats) of every level (the paper's 10).
+        #[serde(default = "default_tau_init")]
+        tau_init: f32,
+        /// `adaptive` (the paper's rule) or `fixed` (keep tau_init).
+        #[serde(default)]
+        thresholds: ThresholdRule,
+        /// Allow sampling settings under which this strategy is not exactly lossless (refused otherwise).
+        #[serde(default)]
+        allow_lossy: bool,
+    },
+}
+
+/// One HSDDW drafting level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LevelConfig {
+    /// Prompt lookup (no model, no entropy: it only drafts, as the lowest level).
+    Ngram {
+        /// Longest n-gram to match.
+        #[serde(default = "default_ngram_max")]
+        n_max: usize,
+        /// Shortest n-gram to match.
+        #[serde(default = "default_ngram_min")]
+        n_min: usize,
+        /// Tokens of context searched (0 = all).
+        #[serde(default = "default_ngram_window")]
+        window: usize,
+    },
+    /// An exported model sharing the target's tokenizer (a smaller sibling or a layer-skip export).
+    Model {
+        /// The model folder (relative to the config file).
+        model: PathBuf,
+    },
+}
+
+/// How HSDDW thresholds evolve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThresholdRule {
+    /// tau_init, then the minimum entropy of the first round, then the mean entropy at positions the level above
+    /// rejected.
+    #[default]
+    Adaptive,
+    /// Always tau_init.
+    Fixed,
+}
+
+fn default_gamma() -> usize {
+    10
+}
+fn default_buffer_cap() -> usize {
+    50
+}
+fn default_tau_init() -> f32 {
+    10.0
 }
 
 impl Default for StrategyConfig {
@@ -204,6 +269,7 @@ impl StrategyConfig {
         match self {
             StrategyConfig::Ar {} => "ar",
             StrategyConfig::Speculative { .. } => "speculative",
+            StrategyConfig::Hsddw { .. } => "hsddw",
         }
     }
 }
@@ -408,6 +474,13 @@ impl PipelineConfig {
         {
             fix(model);
         }
+        if let StrategyConfig::Hsddw { levels, .. } = &mut self.strategy {
+            for level in levels {
+                if let LevelConfig::Model { model } = level {
+                    fix(model);
+                }
+            }
+        }
         if let Some(lib) = self.backend.library.as_mut() {
             fix(lib);
         }
@@ -460,6 +533,24 @@ impl PipelineConfig {
                 }
             }
             let _ = allow_lossy;
+        }
+        if let StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, .. } = &self.strategy {
+            let h = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", key], msg));
+            if levels.is_empty() {
+                return h("levels", "list at least one drafting level (cheapest first)");
+            }
+            if levels.iter().skip(1).any(|l| matches!(l, LevelConfig::Ngram { .. })) {
+                return h("levels", "an ngram level can only be the first (cheapest) level: it cannot verify");
+            }
+            if *gamma == 0 {
+                return h("gamma", "must be at least 1");
+            }
+            if *buffer_cap == 0 {
+                return h("buffer_cap", "must be at least 1");
+            }
+            if !(*tau_init > 0.0) {
+                return h("tau_init", "must be > 0");
+            }
         }
         self.generation.validate().map_err(|(key, msg)| Invalid::new(&["generation", key], msg))
     }

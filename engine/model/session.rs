@@ -148,8 +148,14 @@ impl LanguageModel {
     /// Appends `tokens` in ONE forward pass and returns `[tokens.len(), vocab]` logits: row `i` predicts the
     /// token after `tokens[i]`. This is chain verification: the caller truncates to what it accepts.
     pub fn append_all(&mut self, tokens: &[u32]) -> Result<&[f32]> {
-        if tokens.is_empty() {
-            return Err(Error::InvalidRequest("nothing to append".into()));
+        self.append_tail(tokens, tokens.len())
+    }
+
+    /// Appends `tokens` in ONE forward pass and returns logits for the last `rows` of them (`[rows, vocab]`), so a
+    /// caller that re-feeds a few known tokens before its drafts pays the LM head only where it needs logits.
+    pub fn append_tail(&mut self, tokens: &[u32], rows: usize) -> Result<&[f32]> {
+        if tokens.is_empty() || rows == 0 || rows > tokens.len() {
+            return Err(Error::InvalidRequest(format!("cannot take {rows} logits rows of {} tokens", tokens.len())));
         }
         self.ensure_room(tokens.len())?;
         self.pending_tree = 0;
@@ -159,7 +165,7 @@ impl LanguageModel {
         }
         self.fill_chain(tokens);
         self.rows.clear();
-        self.rows.extend(0..tokens.len() as i64);
+        self.rows.extend((tokens.len() - rows) as i64..tokens.len() as i64);
         self.graph.forward(&ForwardInputs {
             input_ids: &self.ids,
             position_ids: &self.positions,
@@ -168,7 +174,7 @@ impl LanguageModel {
             logits_rows: &self.rows,
         })?;
         self.len += tokens.len();
-        Ok(self.last_logits(tokens.len()))
+        Ok(self.last_logits(rows))
     }
 
     /// Evaluates a token tree on top of the committed context in one forward pass, without committing it.

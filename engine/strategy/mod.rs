@@ -3,7 +3,9 @@
 //! which backend runs the model.
 
 pub mod ar;
+pub mod hsddw;
 pub mod speculative;
+pub mod synced;
 
 use std::time::Instant;
 
@@ -57,6 +59,9 @@ pub fn build(config: &StrategyConfig, backend: &dyn Backend, target: &Manifest, 
                 DrafterConfig::Ngram { n_max, n_min, window } => Box::new(speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)),
             };
             Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window))))
+        }
+        StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
+            Ok(Box::new(hsddw::Hsddw::new(backend, target, context, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
         }
     }
 }

@@ -1,0 +1,370 @@
+//! HSDDW: hierarchical speculative decoding with self-verifying dynamic windows (Syu & Lee, NAACL 2025 Findings;
+//! METHODS.md section 2), for a hierarchy of any depth declared in YAML.
+//!
+//! Levels are ordered cheapest first; the target is the top. The lowest level drafts up to `gamma` tokens and
+//! stops early once its own next-token entropy exceeds its threshold (self-verify; the unsure token is kept).
+//! Each model level above scores the lower level's draft in ONE pass, accepts a prefix (greedy match or exact
+//! speculative sampling), appends its own correction or bonus token, and keeps asking the level below for more
+//! until it is itself unsure at some position (its entropy exceeds its threshold: the buffer is cut BEFORE that
+//! position, never replaced from a residual, which keeps sampling exact) or its buffer reaches `buffer_cap`. Then
+//! it hands the buffer up. The target verifies the top buffer in one pass exactly as the speculative core does,
+//! commits, and every model rolls back to the committed length (O(1), by longest shared prefix).
+//!
+//! Lossless: the target alone decides what is committed (greedy match, or exact acceptance against the
+//! distribution each buffered token was drawn from), so greedy output equals the target's AR output and sampled
+//! output follows its distribution.
+
+pub mod level;
+pub mod thresholds;
+
+use std::time::Instant;
+
+use self::level::{Buffer, Level, LevelKind, LevelStats};
+use self::thresholds::Threshold;
+use super::speculative::drafter::entropy_of_logits;
+use super::speculative::ngram::NgramDrafter;
+use super::speculative::verify;
+use super::synced::SyncedModel;
+use super::{prefill_and_sample, DecodeContext, Strategy};
+use crate::backend::Backend;
+use crate::config::{LevelConfig, ThresholdRule};
+use crate::error::{Error, Result};
+use crate::model::Manifest;
+use crate::sampling::{self, Sampler, SamplingParams};
+
+/// The HSDDW strategy.
+pub struct Hsddw {
+    levels: Vec<Level>,
+    gamma: usize,
+    buffer_cap: usize,
+    target_vocab: usize,
+    residual: Vec<f32>,
+}
+
+impl Hsddw {
+    /// Opens the levels (cheapest first) for a target described by `target`.
+    pub fn new(
+        backend: &dyn Backend,
+        target: &Manifest,
+        context: usize,
+        levels: &[LevelConfig],
+        gamma: usize,
+        buffer_cap: usize,
+        tau_init: f32,
+        rule: ThresholdRule,
+    ) -> Result<Self> {
+        let mut out = Vec::with_capacity(levels.len());
+        for cfg in levels {
+            let (name, kind) = match cfg {
+                LevelConfig::Ngram { n_max, n_min, window } => ("ngram".to_string(), LevelKind::Ngram(NgramDrafter::new(*n_max, *n_min, *window))),
+                LevelConfig::Model { model } => {
+                    let m = SyncedModel::open(backend, model, context)?;
+                    let man = m.model().manifest();
+                    let tok = |x: &Manifest| x.files.get(&x.tokenizer).cloned();
+                    if tok(man).is_some() && tok(man) != tok(target) {
+                        return Err(Error::model(model, "this level's tokenizer.json differs from the target's"));
+                    }
+                    if man.dims.vocab_size > target.dims.vocab_size {
+                        return Err(Error::model(model, "this level's vocabulary is larger than the target's"));
+                    }
+                    (man.display_name(), LevelKind::Model(Box::new(m)))
+                }
+            };
+            out.push(Level { name, kind, threshold: Threshold::new(tau_init, rule == ThresholdRule::Adaptive), sampler: None, stats: LevelStats::default() });
+        }
+        Ok(Hsddw { levels: out, gamma, buffer_cap, target_vocab: target.dims.vocab_size, residual: Vec::new() })
+    }
+}
+
+/// The level's processed distribution (sampling) or `None` (greedy), and its entropy in nats.
+fn distribution(level_sampler: &mut Sampler, logits: &[f32], greedy: bool, history: &[u32], vocab: usize) -> (Option<Vec<f32>>, f32) {
+    if greedy {
+        return (None, entropy_of_logits(logits));
+    }
+    let p = level_sampler.distribution(logits, history);
+    let h = p.iter().filter(|&&x| x > 0.0).map(|&x| -(x as f64) * (x as f64).ln()).sum::<f64>() as f32;
+    let mut full = vec![0.0f32; vocab];
+    full[..p.len()].copy_from_slice(p);
+    (Some(full), h)
+}
+
+/// Token from a level's distribution: argmax (greedy) or a draw.
+fn choose(level_sampler: &mut Sampler, logits: &[f32], p: Option<&[f32]>, history: &[u32]) -> u32 {
+    match p {
+        None => level_sampler.greedy(logits, history),
+        Some(p) => {
+            let u = level_sampler.uniform();
+            sampling::draw(p, u)
+        }
+    }
+}
+
+struct Run<'a> {
+    greedy: bool,
+    gamma: usize,
+    cap: usize,
+    vocab: usize,
+    residual: &'a mut Vec<f32>,
+}
+
+impl Run<'_> {
+    /// Level `levels.len() - 1` drafts a buffer after `prefix`, at most `budget` tokens.
+    fn draft(&mut self, levels: &mut [Level], prefix: &[u32], budget: usize) -> Result<Buffer> {
+        let (lower, rest) = levels.split_at_mut(levels.len() - 1);
+        let level = &mut rest[0];
+        let sampler = level.sampler.as_mut().ok_or_else(|| Error::Backend("level sampler missing".into()))?;
+        let mut buf = Buffer { probs: (!self.greedy).then(Vec::new), ..Default::default() };
+        if budget == 0 {
+            return Ok(buf);
+        }
+        if lower.is_empty() {
+            // The lowest level: draft with self-verify.
+            let limit = self.gamma.min(budget);
+            match &mut level.kind {
+                LevelKind::Ngram(ng) => {
+                    buf.tokens = ng.lookup(prefix, limit);
+                    buf.entropy = vec![None; buf.tokens.len()];
+                    buf.probs = None;
+                }
+                LevelKind::Model(m) => {
+                    if !m.fits(prefix.len(), limit + 1) {
+                        return Ok(buf);
+                    }
+                    let mut logits = m.score(prefix, &[])?.to_vec();
+                    for i in 0..limit {
+                        let (p, h) = distribution(sampler, &logits, self.greedy, prefix, self.vocab);
+                        level.threshold.saw(h);
+                        let t = choose(sampler, &logits, p.as_deref(), prefix);
+                        buf.tokens.push(t);
+                        buf.entropy.push(Some(h));
+                        if let (Some(all), Some(p)) = (buf.probs.as_mut(), p) {
+                            all.push(p);
+                        }
+                        if h > level.threshold.tau {
+                            // Self-verify: the token is kept, drafting stops.
+                            buf.unsure = true;
+                            break;
+                        }
+                        if i + 1 < limit {
+                            logits.clear();
+                            logits.extend_from_slice(m.push(t)?);
+                        }
+                    }
+                }
+            }
+            level.stats.drafted += buf.tokens.len();
+            return Ok(buf);
+        }
+        let LevelKind::Model(model) = &mut level.kind else {
+            return Err(Error::InvalidRequest("an ngram level cannot verify".into()));
+        };
+        let mut ctx = prefix.to_vec();
+        let limit = self.cap.min(budget);
+        loop {
+            let room = limit - buf.tokens.len();
+            if !model.fits(ctx.len(), self.gamma + 1) {
+                break;
+            }
+            let sub = self.draft(lower, &ctx, room.saturating_sub(1).max(1).min(room))?;
+            let below = lower.len() - 1;
+            let rows = model.score(&ctx, &sub.tokens)?;
+            let mut cut = false;
+            let mut all_accepted = true;
+            for (i, &x) in sub.tokens.iter().enumerate() {
+                let row = &rows[i * self.vocab_of(rows, sub.tokens.len())..][..self.vocab_of(rows, sub.tokens.len())];
+                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab);
+                level.threshold.saw(h);
+                if h > level.threshold.tau {
+                    // Unsure here: cut BEFORE this position (no replacement drawn: exact).
+                    cut = true;
+                    all_accepted = false;
+                    break;
+                }
+                let accept = match &p {
+                    None => sampler.greedy(row, &ctx) == x,
+                    Some(p) => {
+                        let q_x = sub.probs.as_ref().map_or(1.0, |q| q[i][x as usize]);
+                        sampler.uniform() * q_x < p[x as usize]
+                    }
+                };
+                if accept {
+                    lower[below].stats.accepted += 1;
+                    buf.tokens.push(x);
+                    buf.entropy.push(Some(h));
+                    if let (Some(all), Some(p)) = (buf.probs.as_mut(), p) {
+                        all.push(p);
+                    }
+                    ctx.push(x);
+                    continue;
+                }
+                if let Some(hl) = sub.entropy[i] {
+                    lower[below].threshold.rejected(hl);
+                }
+                let correction = match &p {
+                    None => sampler.greedy(row, &ctx),
+                    Some(p) => {
+                        self.residual.clear();
+                        match &sub.probs {
+                            Some(q) => self.residual.extend(p.iter().zip(&q[i]).map(|(&a, &b)| (a - b).max(0.0))),
+                            None => {
+                                self.residual.extend_from_slice(p);
+                                self.residual[x as usize] = 0.0;
+                            }
+                        }
+                        let u = sampler.uniform();
+                        if self.residual.iter().sum::<f32>() > 0.0 { sampling::draw(self.residual, u) } else { sampling::draw(p, u) }
+                    }
+                };
+                buf.tokens.push(correction);
+                buf.entropy.push(Some(h));
+                if let (Some(all), Some(p)) = (buf.probs.as_mut(), p) {
+                    all.push(p);
+                }
+                ctx.push(correction);
+                all_accepted = false;
+                break;
+            }
+            if all_accepted && buf.tokens.len() < limit {
+                let k = sub.tokens.len();
+                let row = &rows[k * self.vocab_of(rows, k)..][..self.vocab_of(rows, k)];
+                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab);
+                level.threshold.saw(h);
+                if h > level.threshold.tau {
+                    cut = true;
+                } else {
+                    let t = choose(sampler, row, p.as_deref(), &ctx);
+                    buf.tokens.push(t);
+                    buf.entropy.push(Some(h));
+                    if let (Some(all), Some(p)) = (buf.probs.as_mut(), p) {
+                        all.push(p);
+                    }
+                    ctx.push(t);
+                }
+            }
+            if cut {
+                buf.unsure = true;
+                level.stats.escalations_entropy += 1;
+                break;
+            }
+            if buf.tokens.len() >= limit {
+                level.stats.escalations_cap += 1;
+                break;
+            }
+            if sub.tokens.is_empty() && !all_accepted {
+                break;
+            }
+        }
+        level.stats.drafted += buf.tokens.len();
+        Ok(buf)
+    }
+
+    /// Row width of a `[n + 1, vocab]` logits block.
+    fn vocab_of(&self, rows: &[f32], n: usize) -> usize {
+        rows.len() / (n + 1)
+    }
+}
+
+impl Strategy for Hsddw {
+    fn name(&self) -> &'static str {
+        "hsddw"
+    }
+
+    fn exact_under_sampling(&self) -> bool {
+        true
+    }
+
+    fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
+        let params: SamplingParams = ctx.sampler.params().clone();
+        let greedy = params.is_greedy();
+        for (i, level) in self.levels.iter_mut().enumerate() {
+            if let LevelKind::Model(m) = &mut level.kind {
+                m.reset();
+            }
+            level.threshold.reset();
+            level.stats = LevelStats::default();
+            level.sampler = Some(Sampler::new(SamplingParams { seed: params.seed ^ (0xA5A5_0000 + i as u64), ..params.clone() }));
+        }
+        let vocab = ctx.target.vocab_size();
+        let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
+        history.extend_from_slice(ctx.prompt);
+        let mut chain = Vec::new();
+        let mut token = prefill_and_sample(ctx, &history)?;
+        let result = loop {
+            history.push(token);
+            if !ctx.sink.push(token)? {
+                break Ok(());
+            }
+            let capacity = ctx.target.capacity();
+            if ctx.target.len() + 1 > capacity {
+                ctx.sink.context_full();
+                break Ok(());
+            }
+            let reserve = usize::from(ctx.target.is_batch_invariant());
+            let room = capacity.saturating_sub(ctx.target.len() + 1 + reserve);
+            let budget = room.min(ctx.sink.remaining().saturating_sub(1));
+            let t_draft = Instant::now();
+            let mut run = Run { greedy, gamma: self.gamma, cap: self.buffer_cap, vocab: self.target_vocab, residual: &mut self.residual };
+            let buf = run.draft(&mut self.levels, &history, budget)?;
+            ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
+            if buf.tokens.is_empty() {
+                let logits = ctx.target.append(&[token])?;
+                ctx.stats.target_calls += 1;
+                token = ctx.sampler.sample(logits, &history);
+                continue;
+            }
+            let t_verify = Instant::now();
+            let base = ctx.target.len();
+            chain.clear();
+            chain.push(token);
+            chain.extend_from_slice(&buf.tokens);
+            let rows = ctx.target.append_all(&chain)?;
+            ctx.stats.target_calls += 1;
+            let verdict = if greedy {
+                verify::greedy(rows, vocab, &buf.tokens, ctx.sampler, &mut history)
+            } else {
+                verify::exact(rows, vocab, &buf.tokens, buf.probs.as_deref(), ctx.sampler, &mut history, &mut self.residual, verify::ResidualRule::Residual)
+            };
+            ctx.target.truncate(base + 1 + verdict.accepted)?;
+            ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
+            ctx.stats.record_step(buf.tokens.len(), verdict.accepted);
+            let top = self.levels.len() - 1;
+            self.levels[top].stats.accepted += verdict.accepted;
+            if verdict.accepted < buf.tokens.len() {
+                if let Some(h) = buf.entropy[verdict.accepted] {
+                    self.levels[top].threshold.rejected(h);
+                }
+            }
+            let calls = ctx.stats.target_calls;
+            for level in &mut self.levels {
+                level.threshold.end_round();
+                level.stats.tau_trajectory.push((calls, level.threshold.tau));
+            }
+            let mut stop = false;
+            for &t in &buf.tokens[..verdict.accepted] {
+                if !ctx.sink.push(t)? {
+                    stop = true;
+                    break;
+                }
+            }
+            if stop {
+                break Ok(());
+            }
+            token = verdict.bonus;
+        };
+        let committed = ctx.sink.tokens().len().max(1);
+        ctx.stats.details = serde_json::json!({
+            "levels": self.levels.iter().map(|l| serde_json::json!({
+                "name": l.name,
+                "drafted": l.stats.drafted,
+                "accepted": l.stats.accepted,
+                "acceptance_rate": if l.stats.drafted == 0 { 0.0 } else { l.stats.accepted as f64 / l.stats.drafted as f64 },
+                "escalations_entropy": l.stats.escalations_entropy,
+                "escalations_cap": l.stats.escalations_cap,
+                "tau": l.threshold.tau,
+                "tau_trajectory": l.stats.tau_trajectory,
+            })).collect::<Vec<_>>(),
+            "target_calls_per_token": ctx.stats.target_calls as f64 / committed as f64,
+        });
+        result
+    }
+}

@@ -1,0 +1,70 @@
+//! [`SyncedModel`]: a model that follows a context it does not own. It remembers which tokens its KV cache holds;
+//! before each use it rolls back (O(1)) to the longest prefix it shares with the current context and feeds only
+//! the rest, so drafters at every level stay in step with whatever the target committed.
+
+use std::path::Path;
+
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::model::LanguageModel;
+
+/// A language model kept in step with an external context.
+pub struct SyncedModel {
+    model: LanguageModel,
+    cached: Vec<u32>,
+}
+
+impl SyncedModel {
+    /// Opens `dir` with `context` KV slots.
+    pub fn open(backend: &dyn Backend, dir: &Path, context: usize) -> Result<Self> {
+        Ok(SyncedModel { model: LanguageModel::open(backend, dir, Some(context))?, cached: Vec::new() })
+    }
+
+    /// The underlying model.
+    pub fn model(&self) -> &LanguageModel {
+        &self.model
+    }
+
+    /// Forgets everything (a new request).
+    pub fn reset(&mut self) {
+        self.model.reset();
+        self.cached.clear();
+    }
+
+    /// Whether `n` more tokens fit after `prefix`.
+    pub fn fits(&self, prefix: usize, n: usize) -> bool {
+        prefix + n <= self.model.capacity()
+    }
+
+    /// Logits after `prefix` and after each of `drafts` (`[drafts.len() + 1, vocab]`), in one forward pass
+    /// whenever the cache already holds most of `prefix`. Afterwards the cache holds `prefix + drafts`.
+    pub fn score(&mut self, prefix: &[u32], drafts: &[u32]) -> Result<&[f32]> {
+        let common = self.cached.iter().zip(prefix).take_while(|(a, b)| a == b).count();
+        // Re-feed at least the last prefix token: its row is the distribution of the first draft.
+        let mut keep = common.min(prefix.len().saturating_sub(1));
+        self.model.truncate(keep)?;
+        self.cached.truncate(keep);
+        // A long catch-up (the prompt) goes through the chunked prefill first.
+        if prefix.len() - keep > 64 {
+            self.model.append(&prefix[keep..prefix.len() - 1])?;
+            self.cached.extend_from_slice(&prefix[keep..prefix.len() - 1]);
+            keep = prefix.len() - 1;
+        }
+        let mut feed = Vec::with_capacity(prefix.len() - keep + drafts.len());
+        feed.extend_from_slice(&prefix[keep..]);
+        feed.extend_from_slice(drafts);
+        self.cached.extend_from_slice(&feed);
+        self.model.append_tail(&feed, drafts.len() + 1)
+    }
+
+    /// Appends one token after the cached tokens and returns the logits after it.
+    pub fn push(&mut self, token: u32) -> Result<&[f32]> {
+        self.cached.push(token);
+        self.model.append(&[token])
+    }
+
+    /// Tokens the cache holds.
+    pub fn cached(&self) -> &[u32] {
+        &self.cached
+    }
+}

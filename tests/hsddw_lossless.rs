@@ -1,0 +1,141 @@
+//! HSDDW is lossless: for two- and three-level hierarchies, greedy output equals the target's AR output over
+//! hundreds of prompts with 256+ tokens, and sampled tokens follow AR's distribution (chi-square, alpha = 0.001).
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+use rand::{Rng, SeedableRng};
+use specrt::config::{LevelConfig, StrategyConfig, ThresholdRule};
+use specrt::{GenerationRequest, Pipeline, Prompt};
+
+const ALPHA: f64 = 0.001;
+
+fn hierarchies() -> Vec<(&'static str, Vec<LevelConfig>)> {
+    let ngram = LevelConfig::Ngram { n_max: 3, n_min: 1, window: 1024 };
+    let skip = LevelConfig::Model { model: model_dir("tiny-fp32-skip1") };
+    let draft = LevelConfig::Model { model: model_dir("tiny-draft-fp32") };
+    let own = LevelConfig::Model { model: tiny() };
+    vec![
+        ("2-level skip", vec![skip.clone()]),
+        ("2-level self", vec![own.clone()]),
+        ("3-level ngram>skip", vec![ngram.clone(), skip.clone()]),
+        ("3-level draft>skip", vec![draft.clone(), skip.clone()]),
+        ("4-level ngram>draft>self", vec![ngram, draft, own]),
+    ]
+}
+
+fn hsddw(levels: Vec<LevelConfig>, rule: ThresholdRule, tau: f32) -> StrategyConfig {
+    StrategyConfig::Hsddw { levels, gamma: 10, buffer_cap: 50, tau_init: tau, thresholds: rule, allow_lossy: false }
+}
+
+fn prompts(n: usize, seed: u64) -> Vec<Vec<u32>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let len = rng.random_range(4..40);
+            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
+            if i % 2 == 0 {
+                let copy = p.clone();
+                p.extend_from_slice(&copy);
+            }
+            p
+        })
+        .collect()
+}
+
+fn pipeline() -> (tempfile::TempDir, Pipeline) {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pipeline_yaml(dir.path(), &tiny(), "context_length: 512\n");
+    (dir, Pipeline::load(&cfg).unwrap())
+}
+
+#[test]
+fn greedy_hsddw_equals_ar_for_two_three_and_four_levels() {
+    let (_d, mut p) = pipeline();
+    let prompts = prompts(120, 21);
+    let req = |q: &Vec<u32>| GenerationRequest { prompt: Some(Prompt::Tokens(q.clone())), max_tokens: Some(260), ignore_eos: true, ..Default::default() };
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&req(q), &mut |_| true).unwrap().tokens).collect();
+    for (name, levels) in hierarchies() {
+        let mut drafted = 0;
+        for (i, (q, want)) in prompts.iter().zip(&reference).enumerate() {
+            let (rule, tau) = if i % 3 == 2 { (ThresholdRule::Fixed, 1.5) } else { (ThresholdRule::Adaptive, 10.0) };
+            p.set_strategy(hsddw(levels.clone(), rule, tau)).unwrap();
+            let out = p.generate(&req(q), &mut |_| true).unwrap();
+            assert_eq!(&out.tokens, want, "{name}: prompt {i} differs from AR");
+            drafted += out.stats.drafted;
+            let levels_json = &out.stats.details["levels"];
+            assert_eq!(levels_json.as_array().unwrap().len(), levels.len());
+        }
+        assert!(drafted > 0, "{name} never drafted");
+        eprintln!("{name}: {drafted} tokens drafted for the target");
+    }
+}
+
+#[test]
+fn hsddw_reports_levels_escalations_and_threshold_trajectories() {
+    let (_d, mut p) = pipeline();
+    p.set_strategy(hsddw(hierarchies().remove(3).1, ThresholdRule::Adaptive, 10.0)).unwrap();
+    let req = GenerationRequest { prompt: Some(Prompt::Tokens(prompts(1, 4).remove(0))), max_tokens: Some(120), ignore_eos: true, ..Default::default() };
+    let out = p.generate(&req, &mut |_| true).unwrap();
+    let levels = out.stats.details["levels"].as_array().unwrap().clone();
+    assert_eq!(levels.len(), 2);
+    let traj = levels[1]["tau_trajectory"].as_array().unwrap();
+    assert!(!traj.is_empty());
+    // Thresholds start at 10 and adapt after the first round.
+    assert!(levels.iter().all(|l| l["tau"].as_f64().unwrap() < 10.0), "{levels:?}");
+    let per_token = out.stats.details["target_calls_per_token"].as_f64().unwrap();
+    assert!(per_token > 0.0 && per_token <= 1.0, "{per_token}");
+}
+
+#[test]
+fn sampled_hsddw_matches_ar_sampling() {
+    let (_d, mut p) = pipeline();
+    let prompt = vec![10u32, 20, 30, 40, 50];
+    let runs = 1500;
+    let count = |p: &mut Pipeline, offset: u64| {
+        let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); 3];
+        for s in 0..runs {
+            let req = GenerationRequest {
+                prompt: Some(Prompt::Tokens(prompt.clone())),
+                max_tokens: Some(3),
+                temperature: Some(1.0),
+                top_k: Some(8),
+                seed: Some(offset + s),
+                ignore_eos: true,
+                ..Default::default()
+            };
+            for (i, t) in p.generate(&req, &mut |_| true).unwrap().tokens.into_iter().enumerate() {
+                *by_pos[i].entry(t).or_default() += 1;
+            }
+        }
+        by_pos
+    };
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let ar = count(&mut p, 0);
+    for (name, levels) in hierarchies().into_iter().filter(|(n, _)| *n == "2-level skip" || *n == "3-level draft>skip") {
+        p.set_strategy(hsddw(levels, ThresholdRule::Adaptive, 10.0)).unwrap();
+        let sp = count(&mut p, 5_000_000);
+        for pos in 1..3 {
+            let (stat, dof, pv) = chi2_two_sample(&ar[pos], &sp[pos]);
+            assert!(pv > ALPHA, "{name}: token {} differs from AR: chi2 {stat:.1} (dof {dof}), p {pv:.2e}", pos + 1);
+        }
+    }
+}
+
+#[test]
+fn invalid_hierarchies_are_config_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = pipeline_yaml(dir.path(), &tiny(), "strategy:\n  kind: hsddw\n  levels: []\n");
+    let err = specrt::config::load_file(&bad).unwrap_err().to_string();
+    assert!(err.contains("strategy.levels"), "{err}");
+    let bad = pipeline_yaml(
+        dir.path(),
+        &tiny(),
+        &format!("strategy:\n  kind: hsddw\n  levels:\n    - {{kind: model, model: {}}}\n    - {{kind: ngram}}\n", tiny().display()),
+    );
+    let err = specrt::config::load_file(&bad).unwrap_err().to_string();
+    assert!(err.contains("ngram level can only be the first"), "{err}");
+}
