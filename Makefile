@@ -18,7 +18,7 @@ DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name 
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release test-rust test-python datasets peer bench clean help qwen
+.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench clean help qwen
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -99,8 +99,18 @@ demo: setup models release
 
 test: setup fixtures test-rust test-python
 
+# `cargo build` first: the C-example test links target/debug/libspecrt.so.
 test-rust:
+	cargo build
 	cargo test --no-fail-fast
+
+# The C library for hosts: target/release/libspecrt.{so,a}, its header engine/include/specrt.h and a pkg-config file.
+lib: release
+	sed -e "s|@PREFIX@|$(CURDIR)|" -e "s|@LIBDIR@|$(CURDIR)/target/release|" -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -1)|" engine/include/specrt.pc.in > target/release/specrt.pc
+
+# The C ABI tests alone, against the release library (the C examples under valgrind included).
+test-c: setup lib
+	cargo test --release --test c_examples --test c_header_fresh
 
 test-python: setup
 	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q export/tests

@@ -69,6 +69,17 @@ fn c_examples_build_and_run() {
         assert!(stdout.contains(line), "missing {line:?} in\n{stdout}");
     }
 
+    // The ctypes host does the same from Python.
+    if Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        let (_, stderr) = run(Command::new("python3")
+            .arg(root().join("examples/python/specrt_ctypes.py"))
+            .arg(&ar_yaml)
+            .arg("hello")
+            .arg("5")
+            .env("SPECRT_LIB", lib_dir().join("libspecrt.so")));
+        assert!(stderr.contains("finish_reason=length") && stderr.contains("new_tokens=5"), "{stderr}");
+    }
+
     // A broken config: a nonzero exit and the library's message.
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "model: [\n").unwrap();

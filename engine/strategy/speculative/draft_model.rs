@@ -1,6 +1,6 @@
 //! A draft model: a smaller exported LM sharing the target's tokenizer, or a layer-skip export of the target
-//! itself. It keeps its own KV cache in step with the committed context: before drafting it rolls back to the
-//! longest prefix it shares with the context (O(1)) and prefills the rest in one pass.
+//! itself. Its cache follows the committed context through [`SyncedModel`] (O(1) rollback to the longest shared
+//! prefix, then one pass over the rest).
 
 use std::path::Path;
 
@@ -8,15 +8,13 @@ use super::drafter::{entropy_of_logits, Draft, Drafter};
 use super::window::WindowPolicy;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::model::LanguageModel;
+use crate::strategy::synced::SyncedModel;
 use crate::sampling::{self, Sampler, SamplingParams};
 
 /// Drafts with a language model.
 pub struct DraftModel {
     name: &'static str,
-    model: LanguageModel,
-    /// Tokens whose K/V the draft cache holds (slots 0..cached.len()).
-    cached: Vec<u32>,
+    model: SyncedModel,
     /// The draft's own sampler (same settings as the request, its own RNG stream).
     sampler: Option<Sampler>,
     target_vocab: usize,
@@ -26,8 +24,8 @@ impl DraftModel {
     /// Opens the draft model folder `dir` with `context` KV slots. `target` is the target's manifest: the
     /// tokenizers must be the same file, and a `layer_skip` drafter must come from the target's weights.
     pub fn open(backend: &dyn Backend, dir: &Path, context: usize, target: &crate::model::Manifest, layer_skip: bool) -> Result<Self> {
-        let model = LanguageModel::open(backend, dir, Some(context))?;
-        let m = model.manifest();
+        let model = SyncedModel::open(backend, dir, context)?;
+        let m = model.model().manifest();
         let tok_sha = |man: &crate::model::Manifest| man.files.get(&man.tokenizer).cloned();
         if let (Some(a), Some(b)) = (tok_sha(m), tok_sha(target)) {
             if a != b {
@@ -54,22 +52,11 @@ impl DraftModel {
         Ok(DraftModel {
             name: if layer_skip { "layer_skip" } else { "draft_model" },
             model,
-            cached: Vec::new(),
             sampler: None,
             target_vocab: target.dims.vocab_size,
         })
     }
 
-    /// Brings the draft cache in step with `context` and returns the logits after its last token.
-    fn sync(&mut self, context: &[u32]) -> Result<&[f32]> {
-        let common = self.cached.iter().zip(context).take_while(|(a, b)| a == b).count();
-        // Keep at least one token to feed, so there are fresh logits for the last context token.
-        let keep = common.min(context.len().saturating_sub(1));
-        self.model.truncate(keep)?;
-        self.cached.truncate(keep);
-        self.cached.extend_from_slice(&context[keep..]);
-        self.model.append(&context[keep..])
-    }
 }
 
 impl Drafter for DraftModel {
@@ -79,12 +66,11 @@ impl Drafter for DraftModel {
 
     fn reset(&mut self) {
         self.model.reset();
-        self.cached.clear();
         self.sampler = None;
     }
 
     fn propose(&mut self, context: &[u32], k: usize, target_sampler: &Sampler, policy: &mut dyn WindowPolicy) -> Result<Draft> {
-        if context.len() + k > self.model.capacity() {
+        if !self.model.fits(context.len(), k) {
             return Ok(Draft::default());
         }
         let params = target_sampler.params().clone();
@@ -96,7 +82,7 @@ impl Drafter for DraftModel {
         let want_entropy = policy.needs_entropy();
         let mut draft = Draft { tokens: Vec::with_capacity(k), probs: (!greedy).then(Vec::new) };
         let mut history: Vec<u32> = Vec::new();
-        let mut logits = self.sync(context)?.to_vec();
+        let mut logits = self.model.score(context, &[])?.to_vec();
         for i in 0..k {
             let entropy = want_entropy.then(|| entropy_of_logits(&logits));
             if i > 0 && !policy.keep_drafting(i, entropy) {
@@ -126,8 +112,7 @@ impl Drafter for DraftModel {
             }
             if i + 1 < k {
                 logits.clear();
-                logits.extend_from_slice(self.model.append(&[token])?);
-                self.cached.push(token);
+                logits.extend_from_slice(self.model.push(token)?);
             }
         }
         Ok(draft)
