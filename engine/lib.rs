@@ -24,6 +24,7 @@ pub mod generate;
 pub mod model;
 pub mod pipeline;
 pub mod sampling;
+pub mod server;
 pub mod stats;
 pub mod strategy;
 pub mod text;

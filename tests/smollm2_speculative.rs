@@ -7,11 +7,9 @@ use common::*;
 use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
 use specrt::{GenerationRequest, Pipeline};
 
-const PROMPTS: [&str; 5] = [
+const PROMPTS: [&str; 3] = [
     "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
     "Write a short story about a dragon who is afraid of fire.",
-    "List the planets of the solar system with one fact about each.",
-    "Explain how a hash map works, then give an example in Python.",
     "Summarize: The Industrial Revolution began in Britain in the late 18th century. It transformed economies that had been based on agriculture and handicrafts into economies based on large-scale industry, mechanized manufacturing, and the factory system.",
 ];
 

@@ -23,6 +23,33 @@ enum Command {
     Generate(GenerateArgs),
     /// Run pipelines over prompt sets and write results.json, results.md and plots.
     Bench(specrt::bench::BenchArgs),
+    /// Serve pipelines over an OpenAI-compatible HTTP API (see docs/SERVER.md).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// The server YAML file (e.g. configs/server.yaml).
+    #[arg(long)]
+    config: PathBuf,
+    /// Override the file's `host`.
+    #[arg(long)]
+    host: Option<String>,
+    /// Override the file's `port`.
+    #[arg(long)]
+    port: Option<u16>,
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    let mut config = specrt::server::ServerConfig::load(&args.config)?;
+    if let Some(h) = args.host {
+        config.host = h;
+    }
+    if let Some(p) = args.port {
+        config.port = p;
+    }
+    specrt::server::run(&config)?;
+    Ok(())
 }
 
 #[derive(Args)]
@@ -80,6 +107,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate(args),
         Command::Bench(args) => specrt::bench::run(&args).map_err(anyhow::Error::from),
+        Command::Serve(args) => serve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,166 @@
+//! `configs/server.yaml`: where the server listens, how it schedules, and which pipelines it serves. Like the
+//! pipeline schema, every struct rejects unknown keys, errors name the file, line and key, and paths resolve
+//! relative to the server file's folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::LoadedConfig;
+use crate::error::{Error, Result};
+
+/// The server file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to bind (default `127.0.0.1`).
+    #[serde(default = "default_host")]
+    pub host: String,
+    /// Port to bind (default 8080; 0 picks a free port).
+    #[serde(default = "default_port")]
+    pub port: u16,
+    /// Inference worker threads per pipeline; each loads its own copy of the pipeline (default 1).
+    #[serde(default = "default_workers")]
+    pub workers: usize,
+    /// Requests that may wait per pipeline beyond the ones running; a full queue answers 429 (default 16).
+    #[serde(default = "default_queue_capacity")]
+    pub queue_capacity: usize,
+    /// Wall-clock limit of one request, queueing included; past it the generation is cancelled (default 300).
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_seconds: f64,
+    /// Largest accepted request body; larger ones answer 413 (default 1 MiB).
+    #[serde(default = "default_max_body_bytes")]
+    pub max_body_bytes: usize,
+    /// On SIGINT/SIGTERM, how long in-flight requests may go on before they are cancelled (default 10).
+    #[serde(default = "default_shutdown_grace")]
+    pub shutdown_grace_seconds: f64,
+    /// The pipelines served; a request picks one by its `model` field.
+    pub pipelines: Vec<ServedPipeline>,
+}
+
+/// One served pipeline.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServedPipeline {
+    /// The name clients use as `model` (default: the pipeline's own name).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The pipeline YAML file, relative to the server file.
+    pub config: PathBuf,
+}
+
+fn default_host() -> String {
+    "127.0.0.1".into()
+}
+fn default_port() -> u16 {
+    8080
+}
+fn default_workers() -> usize {
+    1
+}
+fn default_queue_capacity() -> usize {
+    16
+}
+fn default_request_timeout() -> f64 {
+    300.0
+}
+fn default_max_body_bytes() -> usize {
+    1 << 20
+}
+fn default_shutdown_grace() -> f64 {
+    10.0
+}
+
+impl ServerConfig {
+    /// Reads and validates a server YAML file; pipeline paths become absolute.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let base = path.parent().map(Path::to_path_buf).filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| ".".into());
+        Self::parse_str(&text, &path.display().to_string(), &base)
+    }
+
+    /// Parses server YAML text; `source` names it in errors and relative paths resolve against `base_dir`.
+    pub fn parse_str(text: &str, source: &str, base_dir: &Path) -> Result<Self> {
+        let mut config: ServerConfig = serde_yaml::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+            Error::Config { file: source.to_string(), line, column, message: e.to_string() }
+        })?;
+        let base_dir = base_dir.canonicalize().unwrap_or_else(|_| base_dir.to_path_buf());
+        for p in &mut config.pipelines {
+            if p.config.is_relative() {
+                p.config = base_dir.join(&p.config);
+            }
+        }
+        if let Err((key, message)) = config.validate() {
+            let (line, column) = key_line(text, key);
+            return Err(Error::Config { file: source.to_string(), line, column, message: format!("{key}: {message}") });
+        }
+        Ok(config)
+    }
+
+    fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
+        if self.workers == 0 {
+            return Err(("workers", "must be at least 1".into()));
+        }
+        if self.queue_capacity == 0 {
+            return Err(("queue_capacity", "must be at least 1".into()));
+        }
+        if !(self.request_timeout_seconds.is_finite() && self.request_timeout_seconds > 0.0) {
+            return Err(("request_timeout_seconds", format!("must be > 0 (got {})", self.request_timeout_seconds)));
+        }
+        if !(self.shutdown_grace_seconds.is_finite() && self.shutdown_grace_seconds >= 0.0) {
+            return Err(("shutdown_grace_seconds", format!("must be >= 0 (got {})", self.shutdown_grace_seconds)));
+        }
+        if self.max_body_bytes < 64 {
+            return Err(("max_body_bytes", format!("must be at least 64 (got {})", self.max_body_bytes)));
+        }
+        if self.pipelines.is_empty() {
+            return Err(("pipelines", "list at least one pipeline".into()));
+        }
+        Ok(())
+    }
+}
+
+/// 1-based line and column of a top-level key, (0, 0) when not found.
+fn key_line(text: &str, key: &str) -> (usize, usize) {
+    text.lines()
+        .position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':'))
+        .map(|i| (i + 1, 1))
+        .unwrap_or((0, 0))
+}
+
+/// Loads each served pipeline's YAML (errors keep the pipeline file's name, line and key).
+pub fn load_pipeline_configs(config: &ServerConfig) -> Result<Vec<(Option<String>, LoadedConfig)>> {
+    config.pipelines.iter().map(|p| Ok((p.name.clone(), crate::config::load_file(&p.config)?))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_relative_paths() {
+        let c = ServerConfig::parse_str("pipelines:\n  - config: p.yaml\n", "s.yaml", Path::new("/tmp")).unwrap();
+        assert_eq!(c.port, 8080);
+        assert_eq!(c.workers, 1);
+        assert!(c.pipelines[0].config.is_absolute());
+    }
+
+    #[test]
+    fn unknown_key_names_file_and_line() {
+        let err = ServerConfig::parse_str("port: 1\nqueue_capacty: 3\npipelines: []\n", "s.yaml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("s.yaml:2:"), "{err}");
+        assert!(err.contains("queue_capacty"), "{err}");
+    }
+
+    #[test]
+    fn semantic_errors_name_the_key() {
+        let err = ServerConfig::parse_str("workers: 0\npipelines:\n  - config: p.yaml\n", "s.yaml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("s.yaml:1:"), "{err}");
+        assert!(err.contains("workers"), "{err}");
+    }
+}

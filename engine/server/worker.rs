@@ -1,0 +1,335 @@
+//! Inference workers: dedicated std threads, each owning one loaded [`Pipeline`], fed by a bounded queue per
+//! served pipeline. The async side never runs inference; it submits a [`Job`] and reads [`Event`]s back.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::api::ApiError;
+use super::metrics::{Metrics, QueueGauge};
+use crate::generate::{FinishReason, GenerationRequest, Prompt};
+use crate::pipeline::Pipeline;
+use crate::stats::Stats;
+
+/// Per-request cancellation state, shared by the HTTP side and the worker.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Checked by the generation between tokens.
+    pub cancel: AtomicBool,
+    /// Set (before `cancel`) when the request ran out of time.
+    pub timed_out: AtomicBool,
+    /// Set (before `cancel`) when the client went away.
+    pub disconnected: AtomicBool,
+}
+
+/// What a worker reports about a job.
+#[derive(Debug)]
+pub enum Event {
+    /// The request passed validation and generation starts.
+    Started {
+        /// Prompt tokens after the chat template.
+        prompt_tokens: usize,
+    },
+    /// New final text (streaming requests only).
+    Text(String),
+    /// The end.
+    Done(Result<Finished, ApiError>),
+}
+
+/// A completed generation.
+#[derive(Debug)]
+pub struct Finished {
+    /// The text.
+    pub text: String,
+    /// `stop` or `length`.
+    pub finish_reason: &'static str,
+    /// Prompt tokens.
+    pub prompt_tokens: usize,
+    /// Generated tokens.
+    pub completion_tokens: usize,
+    /// The generation's statistics.
+    pub stats: Stats,
+}
+
+/// One queued request.
+pub struct Job {
+    /// What to generate.
+    pub request: GenerationRequest,
+    /// Send text pieces as they come.
+    pub stream: bool,
+    /// Cancellation.
+    pub control: Arc<Control>,
+    /// Where events go.
+    pub events: UnboundedSender<Event>,
+    /// When it was queued.
+    pub enqueued: Instant,
+}
+
+/// Static facts about a served pipeline (for `/v1/models` and validation).
+#[derive(Debug, Clone)]
+pub struct PipelineInfo {
+    /// The served name (`model` in requests).
+    pub name: String,
+    /// The target model's name.
+    pub model: String,
+    /// The strategy.
+    pub strategy: String,
+    /// KV capacity.
+    pub context_length: usize,
+    /// Where it runs.
+    pub device: String,
+}
+
+/// Settings shared by all workers.
+pub struct WorkerShared {
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Set when shutdown stops waiting for in-flight requests.
+    pub hard_stop: Arc<AtomicBool>,
+    /// Test hook: a prompt containing this text panics inside the worker.
+    pub panic_marker: Option<String>,
+}
+
+/// A served pipeline: its queue and workers.
+pub struct PipelineHandle {
+    /// Facts.
+    pub info: PipelineInfo,
+    sender: Mutex<Option<SyncSender<Job>>>,
+    /// Queue depth gauge.
+    pub gauge: Arc<QueueGauge>,
+    inflight: Arc<Mutex<Vec<Arc<Control>>>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Why a job was not queued.
+pub enum SubmitError {
+    /// The queue is full (429).
+    Full,
+    /// The server is shutting down (503).
+    Closed,
+}
+
+impl PipelineHandle {
+    /// Starts one worker thread per pipeline copy, all fed by one queue of `capacity`.
+    pub fn start(name: String, copies: Vec<Pipeline>, capacity: usize, shared: Arc<WorkerShared>, gauge: Arc<QueueGauge>) -> Arc<Self> {
+        let first = &copies[0];
+        let info = PipelineInfo {
+            name: name.clone(),
+            model: first.model_name(),
+            strategy: first.strategy_name().to_string(),
+            context_length: first.context_length(),
+            device: first.device(),
+        };
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(capacity);
+        let rx = Arc::new(Mutex::new(rx));
+        let inflight = Arc::new(Mutex::new(Vec::new()));
+        let workers = copies
+            .into_iter()
+            .enumerate()
+            .map(|(i, pipeline)| {
+                let (rx, shared, gauge, inflight, name) = (rx.clone(), shared.clone(), gauge.clone(), inflight.clone(), name.clone());
+                std::thread::Builder::new()
+                    .name(format!("specrt-worker-{name}-{i}"))
+                    .spawn(move || worker_loop(pipeline, &name, &rx, &shared, &gauge, &inflight))
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        Arc::new(PipelineHandle { info, sender: Mutex::new(Some(tx)), gauge, inflight, workers: Mutex::new(workers) })
+    }
+
+    /// Queues a job without waiting.
+    pub fn submit(&self, job: Job) -> Result<(), SubmitError> {
+        let guard = self.sender.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(tx) = guard.as_ref() else { return Err(SubmitError::Closed) };
+        // Count before sending so the worker's decrement never runs first.
+        self.gauge.depth.fetch_add(1, Ordering::SeqCst);
+        match tx.try_send(job) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.gauge.depth.fetch_sub(1, Ordering::SeqCst);
+                Err(match e {
+                    TrySendError::Full(_) => SubmitError::Full,
+                    TrySendError::Disconnected(_) => SubmitError::Closed,
+                })
+            }
+        }
+    }
+
+    /// Cancels every running generation.
+    pub fn cancel_all(&self) {
+        for c in self.inflight.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            c.cancel.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Closes the queue (workers drain what is queued, then exit) and joins the workers.
+    pub fn close_and_join(&self) {
+        self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|p| p.into_inner()));
+        for w in workers {
+            let _ = w.join();
+        }
+    }
+}
+
+fn worker_loop(
+    mut pipeline: Pipeline,
+    name: &str,
+    rx: &Mutex<Receiver<Job>>,
+    shared: &WorkerShared,
+    gauge: &QueueGauge,
+    inflight: &Mutex<Vec<Arc<Control>>>,
+) {
+    loop {
+        let job = {
+            let rx = rx.lock().unwrap_or_else(|p| p.into_inner());
+            match rx.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            }
+        };
+        gauge.depth.fetch_sub(1, Ordering::SeqCst);
+        shared.metrics.queue_wait(name, job.enqueued.elapsed().as_secs_f64());
+        if job.control.cancel.load(Ordering::SeqCst) || shared.hard_stop.load(Ordering::SeqCst) || job.events.is_closed() {
+            // Timed out or abandoned while queued, or the server is stopping: never start it.
+            let cause = cancel_cause(&job.control, shared);
+            shared.metrics.generation_failed(name, false, Some(cause));
+            let _ = job.events.send(Event::Done(Err(cancelled_error(cause))));
+            continue;
+        }
+        gauge.running.fetch_add(1, Ordering::SeqCst);
+        inflight.lock().unwrap_or_else(|p| p.into_inner()).push(job.control.clone());
+        run_job(&mut pipeline, name, &job, shared);
+        inflight.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| !Arc::ptr_eq(c, &job.control));
+        gauge.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn cancel_cause(control: &Control, shared: &WorkerShared) -> &'static str {
+    if control.timed_out.load(Ordering::SeqCst) {
+        "timeout"
+    } else if shared.hard_stop.load(Ordering::SeqCst) && !control.disconnected.load(Ordering::SeqCst) {
+        "shutdown"
+    } else {
+        "disconnect"
+    }
+}
+
+/// The error a cancelled request answers with (a disconnected client never reads it).
+pub fn cancelled_error(cause: &str) -> ApiError {
+    match cause {
+        "timeout" => ApiError::new(504, "timeout_error", "request_timeout", "the request did not finish within request_timeout_seconds"),
+        "shutdown" => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),
+        _ => ApiError::new(499, "cancelled", "client_disconnected", "the client disconnected"),
+    }
+}
+
+fn prompt_contains(request: &GenerationRequest, marker: &str) -> bool {
+    match &request.prompt {
+        Some(Prompt::Text(t)) => t.contains(marker),
+        Some(Prompt::Messages(m)) => m.iter().any(|m| m.content.contains(marker)),
+        _ => false,
+    }
+}
+
+fn run_job(pipeline: &mut Pipeline, name: &str, job: &Job, shared: &WorkerShared) {
+    let result = catch_unwind(AssertUnwindSafe(|| generate(pipeline, job, shared)));
+    let outcome = match result {
+        Ok(Ok(finished)) => Ok(finished),
+        Ok(Err(Outcome::Error(e))) => {
+            shared.metrics.generation_failed(name, false, None);
+            Err(e)
+        }
+        Ok(Err(Outcome::Cancelled(stats))) => {
+            let cause = cancel_cause(&job.control, shared);
+            shared.metrics.generation(name, "cancelled", Some(cause), &stats);
+            Err(cancelled_error(cause))
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            shared.metrics.generation_failed(name, true, None);
+            Err(ApiError::new(500, "server_error", "internal_error", format!("the generation failed: {what}")))
+        }
+    };
+    if let Ok(f) = &outcome {
+        shared.metrics.generation(name, f.finish_reason, None, &f.stats);
+    }
+    let _ = job.events.send(Event::Done(outcome));
+}
+
+enum Outcome {
+    Error(ApiError),
+    Cancelled(Stats),
+}
+
+fn generate(pipeline: &mut Pipeline, job: &Job, shared: &WorkerShared) -> Result<Finished, Outcome> {
+    let request = &job.request;
+    if let Some(marker) = &shared.panic_marker {
+        if prompt_contains(request, marker) {
+            panic!("test hook: prompt contains the panic marker");
+        }
+    }
+    let prompt_param = if matches!(request.prompt, Some(Prompt::Messages(_))) { "messages" } else { "prompt" };
+    let with_param = |mut e: ApiError, p: &str| {
+        if e.param.is_none() {
+            e.param = Some(p.to_string());
+        }
+        e
+    };
+    let tokens = pipeline.prompt_tokens(request).map_err(|e| Outcome::Error(with_param(ApiError::from_engine(&e), prompt_param)))?;
+    let context = pipeline.context_length();
+    if tokens.len() + 1 > context {
+        return Err(Outcome::Error(ApiError::invalid(
+            Some(prompt_param),
+            "context_length_exceeded",
+            format!(
+                "this model's context holds {context} tokens; the prompt has {} tokens, which leaves no room for a new token",
+                tokens.len()
+            ),
+        )));
+    }
+    if let Some(m) = request.max_tokens {
+        if tokens.len() + m > context {
+            return Err(Outcome::Error(ApiError::invalid(
+                Some("max_tokens"),
+                "context_length_exceeded",
+                format!(
+                    "this model's context holds {context} tokens; you requested {} tokens ({} in the prompt, {m} in the completion)",
+                    tokens.len() + m,
+                    tokens.len()
+                ),
+            )));
+        }
+    }
+    pipeline.sampling_params(request).map_err(|e| Outcome::Error(ApiError::from_engine(&e)))?;
+    let prompt_tokens = tokens.len();
+    let _ = job.events.send(Event::Started { prompt_tokens });
+    let request = GenerationRequest { prompt: Some(Prompt::Tokens(tokens)), ..request.clone() };
+    let hard_stop = &shared.hard_stop;
+    let mut on_text = |piece: &str| {
+        let alive = if job.stream { job.events.send(Event::Text(piece.to_string())).is_ok() } else { !job.events.is_closed() };
+        alive && !hard_stop.load(Ordering::Relaxed)
+    };
+    let out = pipeline
+        .generate_with_cancel(&request, &mut on_text, Some(&job.control.cancel))
+        .map_err(|e| Outcome::Error(ApiError::from_engine(&e)))?;
+    if out.finish_reason == FinishReason::Cancelled {
+        return Err(Outcome::Cancelled(out.stats));
+    }
+    Ok(Finished {
+        completion_tokens: out.tokens.len(),
+        text: out.text,
+        finish_reason: out.finish_reason.as_str(),
+        prompt_tokens,
+        stats: out.stats,
+    })
+}
