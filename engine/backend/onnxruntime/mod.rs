@@ -27,8 +27,8 @@ pub struct OnnxRuntime {
 impl OnnxRuntime {
     /// Loads libonnxruntime (once per process) and prepares a backend with `settings`.
     pub fn new(settings: &BackendConfig) -> Result<Self> {
-        library::environment(settings.library.as_deref())?;
         let threads = settings.threads.unwrap_or_else(default_threads);
+        library::environment(settings.library.as_deref(), threads)?;
         Ok(OnnxRuntime { settings: settings.clone(), threads })
     }
 
@@ -40,7 +40,7 @@ impl OnnxRuntime {
     /// Builds an `ort` session for `model_file` with the configured threads, optimization and providers.
     pub(crate) fn session(&self, model_file: &std::path::Path) -> Result<ort::session::Session> {
         use ort::session::builder::GraphOptimizationLevel as G;
-        let env = library::environment(self.settings.library.as_deref())?;
+        let env = library::environment(self.settings.library.as_deref(), self.threads)?;
         let level = match self.settings.optimization {
             OptimizationLevel::Disable => G::Disable,
             OptimizationLevel::Basic => G::Level1,

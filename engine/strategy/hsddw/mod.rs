@@ -307,9 +307,12 @@ impl Strategy for Hsddw {
             let buf = run.draft(&mut self.levels, &history, budget)?;
             ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
             if buf.tokens.is_empty() {
+                // Nothing drafted: a plain target step (counted with verification time).
+                let t_step = Instant::now();
                 let logits = ctx.target.append(&[token])?;
                 ctx.stats.target_calls += 1;
                 token = ctx.sampler.sample(logits, &history);
+                ctx.stats.verify_seconds += t_step.elapsed().as_secs_f64();
                 continue;
             }
             let t_verify = Instant::now();

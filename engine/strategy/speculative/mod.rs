@@ -98,10 +98,12 @@ impl Strategy for Speculative {
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
             if draft.tokens.is_empty() {
-                // Nothing to verify: a plain AR step.
+                // Nothing to verify: a plain AR step (target time, counted with verification).
+                let t_step = Instant::now();
                 let logits = ctx.target.append(&[token])?;
                 ctx.stats.target_calls += 1;
                 token = ctx.sampler.sample(logits, &history);
+                ctx.stats.verify_seconds += t_step.elapsed().as_secs_f64();
                 continue;
             }
             let t_verify = Instant::now();
