@@ -216,7 +216,7 @@ impl Pipeline {
         let stop_ids: &[u32] = if request.ignore_eos { &[] } else { &self.stop_ids };
         let mut sink = OutputSink::new(&self.tokenizer, stop_ids, &stop_strings, max_tokens, on_text, cancel);
         self.target.reset();
-        let backend_before = self.target.backend_seconds();
+        let backend_before = self.target.backend_seconds() + self.strategy.backend_seconds();
         let start = Instant::now();
         let result = {
             let mut ctx = DecodeContext {
@@ -234,7 +234,7 @@ impl Pipeline {
         let (text, tokens, finish_reason) = sink.finish()?;
         stats.new_tokens = tokens.len();
         stats.committed_tokens = tokens.len() + usize::from(stop_token);
-        stats.backend_seconds = self.target.backend_seconds() - backend_before;
+        stats.backend_seconds = self.target.backend_seconds() + self.strategy.backend_seconds() - backend_before;
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }

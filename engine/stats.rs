@@ -29,8 +29,8 @@ pub struct Stats {
     pub drafted_per_position: Vec<usize>,
     /// Accepted tokens per draft position.
     pub accepted_per_position: Vec<usize>,
-    /// Seconds spent inside the backend's run calls (all models); the rest of the wall time is the engine's own
-    /// overhead (sampling, masks, bookkeeping, detokenizing).
+    /// Seconds spent inside the backend's run calls of every model (target and drafters); the rest of the wall time
+    /// is the engine's own overhead (sampling, masks, bookkeeping, detokenizing).
     pub backend_seconds: f64,
     /// Seconds spent drafting.
     pub draft_seconds: f64,

@@ -45,6 +45,12 @@ pub trait Strategy: Send {
 
     /// Generates until the sink stops.
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()>;
+
+    /// Cumulative seconds the strategy's own models (drafters) spent inside the backend's run call, so the
+    /// engine's overhead share counts every model, not only the target.
+    fn backend_seconds(&self) -> f64 {
+        0.0
+    }
 }
 
 /// Builds the strategy a config names. Draft models open on `backend` with `context` KV slots and are checked

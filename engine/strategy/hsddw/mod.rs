@@ -273,6 +273,16 @@ impl Strategy for Hsddw {
         true
     }
 
+    fn backend_seconds(&self) -> f64 {
+        self.levels
+            .iter()
+            .map(|l| match &l.kind {
+                LevelKind::Model(m) => m.model().backend_seconds(),
+                LevelKind::Ngram(_) => 0.0,
+            })
+            .sum()
+    }
+
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         let params: SamplingParams = ctx.sampler.params().clone();
         let greedy = params.is_greedy();

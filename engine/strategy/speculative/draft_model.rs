@@ -69,6 +69,10 @@ impl Drafter for DraftModel {
         self.sampler = None;
     }
 
+    fn backend_seconds(&self) -> f64 {
+        self.model.model().backend_seconds()
+    }
+
     fn propose(&mut self, context: &[u32], k: usize, target_sampler: &Sampler, policy: &mut dyn WindowPolicy) -> Result<Draft> {
         if !self.model.fits(context.len(), k) {
             return Ok(Draft::default());

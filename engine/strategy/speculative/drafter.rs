@@ -27,6 +27,11 @@ pub trait Drafter: Send {
     /// has not seen yet). `sampler` carries the request's sampling settings (greedy or not); `policy` may stop
     /// drafting early (entropy rules). May return fewer tokens, or none.
     fn propose(&mut self, context: &[u32], k: usize, sampler: &Sampler, policy: &mut dyn WindowPolicy) -> Result<Draft>;
+
+    /// Cumulative seconds the drafter's model spent inside the backend (0 for model-free drafters).
+    fn backend_seconds(&self) -> f64 {
+        0.0
+    }
 }
 
 /// Entropy (nats) of softmax(`logits`).

@@ -59,6 +59,10 @@ impl Strategy for Speculative {
         "speculative"
     }
 
+    fn backend_seconds(&self) -> f64 {
+        self.drafter.backend_seconds()
+    }
+
     fn exact_under_sampling(&self) -> bool {
         // Chain drafts with their draft distributions (or one-hot ones) and residual resampling: exact.
         self.residual_rule == ResidualRule::Residual
