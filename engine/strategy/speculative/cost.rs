@@ -66,11 +66,21 @@ fn cache_file(target: &LanguageModel, max_tokens: usize) -> Option<PathBuf> {
     Some(dir.join(format!("{}-{hash:016x}.json", m.display_name())))
 }
 
-/// The cached curve for this model and machine, or a fresh measurement (which is then cached).
+/// A cached curve is trusted only if a quick probe (median of 3 one-token passes) lands within this factor of
+/// its first point: a curve measured while the machine was busy would otherwise mislead the policy for good.
+const STALE_FACTOR: f64 = 1.4;
+
+/// The cached curve for this model and machine, or a fresh measurement (which is then cached). A cached curve
+/// whose one-token cost no longer matches a quick probe is measured again.
 pub fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
     let file = cache_file(target, max_tokens);
-    if let Some(curve) = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| serde_json::from_str(&t).ok()) {
-        return Ok(curve);
+    let cached: Option<CostCurve> = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| serde_json::from_str(&t).ok());
+    if let Some(curve) = cached {
+        let probe = measure(target, 1)?.seconds(1);
+        let expected = curve.seconds(1);
+        if probe > 0.0 && expected > 0.0 && (probe / expected).max(expected / probe) <= STALE_FACTOR {
+            return Ok(curve);
+        }
     }
     let curve = measure(target, max_tokens)?;
     if let Some(f) = file {
