@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     if spec:
         pipelines = sorted({r["pipeline"] for r in spec}, key=lambda p: [r["pipeline"] for r in spec].index(p))
         categories = sorted({r["category"] for r in spec})
-        fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(pipelines) * len(categories) / 2), 5))
+        fig, ax = plt.subplots(figsize=(min(16, max(8, 1.1 * len(pipelines) + 2)), 5.5))
         width = 0.8 / max(1, len(categories))
         for ci, cat in enumerate(categories):
             xs, ys = [], []
