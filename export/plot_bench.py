@@ -88,6 +88,31 @@ def main(argv=None) -> int:
         fig.tight_layout()
         fig.savefig(os.path.join(out, "latency.png"), dpi=110)
         plt.close(fig)
+    # HSDDW: entropy thresholds of every level over the first generation of each HSDDW pipeline.
+    records_path = os.path.join(os.path.dirname(os.path.abspath(args.results)), "records.jsonl")
+    if os.path.exists(records_path):
+        firsts = {}
+        with open(records_path) as f:
+            for line in f:
+                r = json.loads(line)
+                levels = (r.get("details") or {}).get("levels") if isinstance(r.get("details"), dict) else None
+                if r.get("strategy") == "hsddw" and levels and r["pipeline"] not in firsts:
+                    firsts[r["pipeline"]] = (r, levels)
+        if firsts:
+            fig, axes = plt.subplots(1, len(firsts), figsize=(6 * len(firsts), 4.2), squeeze=False)
+            for ax, (pipe, (r, levels)) in zip(axes[0], firsts.items()):
+                for lv in levels:
+                    traj = lv.get("tau_trajectory") or []
+                    if traj:
+                        ax.step([t[0] for t in traj], [t[1] for t in traj], where="post", label=f'{lv["name"]} (tau)')
+                ax.set_yscale("symlog", linthresh=0.1)
+                ax.set_xlabel("target calls")
+                ax.set_ylabel("entropy threshold (nats)")
+                ax.set_title(f'{pipe}: {r.get("category")} {r.get("id")}', fontsize=9)
+                ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(os.path.join(out, "thresholds.png"), dpi=110)
+            plt.close(fig)
     print(f"plots written to {out}", file=sys.stderr)
     return 0
 
