@@ -76,7 +76,8 @@ fn greedy_hsddw_equals_ar_for_two_three_and_four_levels() {
 #[test]
 fn hsddw_reports_levels_escalations_and_threshold_trajectories() {
     let (_d, mut p) = pipeline();
-    p.set_strategy(hsddw(hierarchies().remove(3).1, ThresholdRule::Adaptive, 10.0)).unwrap();
+    let (_, levels) = hierarchies().into_iter().find(|(n, _)| *n == "3-level draft>skip").unwrap();
+    p.set_strategy(hsddw(levels, ThresholdRule::Adaptive, 10.0)).unwrap();
     let req = GenerationRequest { prompt: Some(Prompt::Tokens(prompts(1, 4).remove(0))), max_tokens: Some(120), ignore_eos: true, ..Default::default() };
     let out = p.generate(&req, &mut |_| true).unwrap();
     let levels = out.stats.details["levels"].as_array().unwrap().clone();

@@ -39,6 +39,7 @@ pub struct Hsddw {
     buffer_cap: usize,
     target_vocab: usize,
     residual: Vec<f32>,
+    scratch: verify::VerifyScratch,
 }
 
 impl Hsddw {
@@ -72,7 +73,7 @@ impl Hsddw {
             };
             out.push(Level { name, kind, threshold: Threshold::new(tau_init, rule == ThresholdRule::Adaptive), sampler: None, stats: LevelStats::default() });
         }
-        Ok(Hsddw { levels: out, gamma, buffer_cap, target_vocab: target.dims.vocab_size, residual: Vec::new() })
+        Ok(Hsddw { levels: out, gamma, buffer_cap, target_vocab: target.dims.vocab_size, residual: Vec::new(), scratch: verify::VerifyScratch::default() })
     }
 }
 
@@ -294,10 +295,8 @@ impl Strategy for Hsddw {
             level.stats = LevelStats::default();
             level.sampler = Some(Sampler::new(SamplingParams { seed: params.seed ^ (0xA5A5_0000 + i as u64), ..params.clone() }));
         }
-        let vocab = ctx.target.vocab_size();
         let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
         history.extend_from_slice(ctx.prompt);
-        let mut chain = Vec::new();
         let mut token = prefill_and_sample(ctx, &history)?;
         let result = loop {
             history.push(token);
@@ -317,29 +316,18 @@ impl Strategy for Hsddw {
             let buf = run.draft(&mut self.levels, &history, budget)?;
             ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
             if buf.tokens.is_empty() {
-                // Nothing drafted: a plain target step (counted with verification time).
-                let t_step = Instant::now();
-                let logits = ctx.target.append(&[token])?;
-                ctx.stats.target_calls += 1;
-                token = ctx.sampler.sample(logits, &history);
-                ctx.stats.verify_seconds += t_step.elapsed().as_secs_f64();
+                token = verify::plain_step(ctx, token, &history)?;
                 continue;
             }
-            let t_verify = Instant::now();
-            let base = ctx.target.len();
-            chain.clear();
-            chain.push(token);
-            chain.extend_from_slice(&buf.tokens);
-            let rows = ctx.target.append_all(&chain)?;
-            ctx.stats.target_calls += 1;
-            let verdict = if greedy {
-                verify::greedy(rows, vocab, &buf.tokens, ctx.sampler, &mut history)
-            } else {
-                verify::exact(rows, vocab, &buf.tokens, buf.probs.as_deref(), ctx.sampler, &mut history, &mut self.residual, verify::ResidualRule::Residual)
-            };
-            ctx.target.truncate(base + 1 + verdict.accepted)?;
-            ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
-            ctx.stats.record_step(buf.tokens.len(), verdict.accepted);
+            let (verdict, _) = verify::verify_and_commit(
+                ctx,
+                token,
+                &buf.tokens,
+                buf.probs.as_deref(),
+                &mut history,
+                &mut self.scratch,
+                verify::ResidualRule::Residual,
+            )?;
             let top = self.levels.len() - 1;
             self.levels[top].stats.accepted += verdict.accepted;
             if verdict.accepted < buf.tokens.len() {

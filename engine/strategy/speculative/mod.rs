@@ -27,13 +27,13 @@ pub struct Speculative {
     drafter: Box<dyn Drafter>,
     policy: Box<dyn WindowPolicy>,
     residual_rule: ResidualRule,
-    residual: Vec<f32>,
+    scratch: verify::VerifyScratch,
 }
 
 impl Speculative {
     /// A strategy drafting with `drafter` under `policy`.
     pub fn new(drafter: Box<dyn Drafter>, policy: Box<dyn WindowPolicy>) -> Self {
-        Speculative { drafter, policy, residual_rule: ResidualRule::Residual, residual: Vec::new() }
+        Speculative { drafter, policy, residual_rule: ResidualRule::Residual, scratch: verify::VerifyScratch::default() }
     }
 
     /// Replaces the rejection rule; only tests use this, to show that a biased rule is detected.
@@ -76,11 +76,8 @@ impl Strategy for Speculative {
             let curve = cost::measure_or_load(ctx.target, max)?;
             self.policy.set_cost_curve(curve);
         }
-        let greedy = ctx.sampler.params().is_greedy();
-        let vocab = ctx.target.vocab_size();
         let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
         history.extend_from_slice(ctx.prompt);
-        let mut chain: Vec<u32> = Vec::new();
         let mut token = prefill_and_sample(ctx, &history)?;
         loop {
             history.push(token);
@@ -102,30 +99,11 @@ impl Strategy for Speculative {
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
             if draft.tokens.is_empty() {
-                // Nothing to verify: a plain AR step (target time, counted with verification).
-                let t_step = Instant::now();
-                let logits = ctx.target.append(&[token])?;
-                ctx.stats.target_calls += 1;
-                token = ctx.sampler.sample(logits, &history);
-                ctx.stats.verify_seconds += t_step.elapsed().as_secs_f64();
+                token = verify::plain_step(ctx, token, &history)?;
                 continue;
             }
-            let t_verify = Instant::now();
-            let base = ctx.target.len();
-            chain.clear();
-            chain.push(token);
-            chain.extend_from_slice(&draft.tokens);
-            let rows = ctx.target.append_all(&chain)?;
-            ctx.stats.target_calls += 1;
-            let verdict = if greedy {
-                verify::greedy(rows, vocab, &draft.tokens, ctx.sampler, &mut history)
-            } else {
-                verify::exact(rows, vocab, &draft.tokens, draft.probs.as_deref(), ctx.sampler, &mut history, &mut self.residual, self.residual_rule)
-            };
-            ctx.target.truncate(base + 1 + verdict.accepted)?;
-            let verify_seconds = t_verify.elapsed().as_secs_f64();
-            ctx.stats.verify_seconds += verify_seconds;
-            ctx.stats.record_step(draft.tokens.len(), verdict.accepted);
+            let (verdict, verify_seconds) =
+                verify::verify_and_commit(ctx, token, &draft.tokens, draft.probs.as_deref(), &mut history, &mut self.scratch, self.residual_rule)?;
             self.policy.observe(&StepReport { drafted: draft.tokens.len(), accepted: verdict.accepted, draft_seconds, verify_seconds });
             for &t in &draft.tokens[..verdict.accepted] {
                 if !ctx.sink.push(t)? {

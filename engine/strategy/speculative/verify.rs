@@ -91,3 +91,55 @@ pub fn exact(
     let p = sampler.distribution(&rows[k * vocab..(k + 1) * vocab], history);
     Verdict { accepted: k, bonus: sampling::draw(p, u) }
 }
+
+/// Scratch buffers one verification step reuses.
+#[derive(Debug, Default)]
+pub struct VerifyScratch {
+    chain: Vec<u32>,
+    residual: Vec<f32>,
+}
+
+/// One verification step of the target, shared by every speculative strategy: run the target ONCE over
+/// `[pending, drafts...]`, accept a prefix (greedy match, or exact sampling against `probs`), roll the target back
+/// to the committed length (O(1)) and record the step. Returns the verdict and the seconds it took.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_and_commit(
+    ctx: &mut crate::strategy::DecodeContext<'_, '_>,
+    pending: u32,
+    drafts: &[u32],
+    probs: Option<&[Vec<f32>]>,
+    history: &mut Vec<u32>,
+    scratch: &mut VerifyScratch,
+    rule: ResidualRule,
+) -> crate::error::Result<(Verdict, f64)> {
+    let t0 = std::time::Instant::now();
+    let greedy = ctx.sampler.params().is_greedy();
+    let vocab = ctx.target.vocab_size();
+    let base = ctx.target.len();
+    scratch.chain.clear();
+    scratch.chain.push(pending);
+    scratch.chain.extend_from_slice(drafts);
+    let rows = ctx.target.append_all(&scratch.chain)?;
+    ctx.stats.target_calls += 1;
+    let verdict = if greedy {
+        self::greedy(rows, vocab, drafts, ctx.sampler, history)
+    } else {
+        exact(rows, vocab, drafts, probs, ctx.sampler, history, &mut scratch.residual, rule)
+    };
+    ctx.target.truncate(base + 1 + verdict.accepted)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    ctx.stats.verify_seconds += seconds;
+    ctx.stats.record_step(drafts.len(), verdict.accepted);
+    Ok((verdict, seconds))
+}
+
+/// A plain target step when nothing was drafted: feed the pending token, sample the next (target time, counted
+/// with verification).
+pub fn plain_step(ctx: &mut crate::strategy::DecodeContext<'_, '_>, pending: u32, history: &[u32]) -> crate::error::Result<u32> {
+    let t0 = std::time::Instant::now();
+    let logits = ctx.target.append(&[pending])?;
+    ctx.stats.target_calls += 1;
+    let next = ctx.sampler.sample(logits, history);
+    ctx.stats.verify_seconds += t0.elapsed().as_secs_f64();
+    Ok(next)
+}
