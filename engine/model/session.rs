@@ -133,13 +133,7 @@ impl LanguageModel {
             self.fill_chain(chunk);
             self.rows.clear();
             self.rows.push(chunk.len() as i64 - 1);
-            self.graph.forward(&ForwardInputs {
-                input_ids: &self.ids,
-                position_ids: &self.positions,
-                past_len: self.len,
-                attention_bias: &self.bias,
-                logits_rows: &self.rows,
-            })?;
+            self.run_scratch()?;
             self.len += chunk.len();
         }
         Ok(self.last_logits(1))
@@ -166,13 +160,7 @@ impl LanguageModel {
         self.fill_chain(tokens);
         self.rows.clear();
         self.rows.extend((tokens.len() - rows) as i64..tokens.len() as i64);
-        self.graph.forward(&ForwardInputs {
-            input_ids: &self.ids,
-            position_ids: &self.positions,
-            past_len: self.len,
-            attention_bias: &self.bias,
-            logits_rows: &self.rows,
-        })?;
+        self.run_scratch()?;
         self.len += tokens.len();
         Ok(self.last_logits(rows))
     }
@@ -191,13 +179,7 @@ impl LanguageModel {
         tree.bias_and_positions(self.len, &mut self.bias, &mut self.positions);
         self.rows.clear();
         self.rows.extend(0..tree.len() as i64);
-        self.graph.forward(&ForwardInputs {
-            input_ids: &self.ids,
-            position_ids: &self.positions,
-            past_len: self.len,
-            attention_bias: &self.bias,
-            logits_rows: &self.rows,
-        })?;
+        self.run_scratch()?;
         self.pending_tree = tree.len();
         Ok(self.last_logits(tree.len()))
     }
@@ -241,11 +223,8 @@ impl LanguageModel {
         self.graph.read_kv(self.len)
     }
 
-    /// One token as a two-row pass: [token, token] at positions [len, len + 1], logits for row 0 only.
-    fn forward_padded(&mut self, token: u32) -> Result<()> {
-        self.fill_chain(&[token, token]);
-        self.rows.clear();
-        self.rows.push(0);
+    /// Runs the graph over the scratch buffers (ids, positions, bias, logits rows) on top of the committed cache.
+    fn run_scratch(&mut self) -> Result<()> {
         self.graph.forward(&ForwardInputs {
             input_ids: &self.ids,
             position_ids: &self.positions,
@@ -253,6 +232,15 @@ impl LanguageModel {
             attention_bias: &self.bias,
             logits_rows: &self.rows,
         })?;
+        Ok(())
+    }
+
+    /// One token as a two-row pass: [token, token] at positions [len, len + 1], logits for row 0 only.
+    fn forward_padded(&mut self, token: u32) -> Result<()> {
+        self.fill_chain(&[token, token]);
+        self.rows.clear();
+        self.rows.push(0);
+        self.run_scratch()?;
         self.len += 1;
         Ok(())
     }
