@@ -18,7 +18,8 @@ DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name 
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen
+.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
+	nat-models translation-pairs train-env train-nat bench-nat
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -84,7 +85,49 @@ $(addsuffix /manifest.json,$(QWEN_ALL)): $(MODELS)/qwen2.5-coder-%-instruct-int4
 	$(VPY) -m export gguf $< --precision int4 --out $(MODELS)/qwen2.5-coder-$*-instruct-int4
 
 qwen: $(addsuffix /manifest.json,$(QWEN_ALL))
-fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL))
+
+# ---- CTC NAT translation (issue 5; docs/BENCHMARKS.md "CTC NAT") ---------------------------------------------
+# The trained weights are committed (export/trained/, MANIFEST.json in each folder); these targets export them.
+NAT_TRAINED := export/trained/ctc-nat-en-de
+AR_TRAINED  := export/trained/ar-en-de
+NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ar-en-de $(MODELS)/tiny-ctc-nat
+$(MODELS)/ctc-nat-en-de/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors export/graph_ctc_nat.py
+	$(VPY) -m export ctc-nat $(NAT_TRAINED) --out $(MODELS)/ctc-nat-en-de
+$(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
+	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
+$(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
+	$(VPY) -m export ctc-nat --random --out $(MODELS)/tiny-ctc-nat
+nat-models: $(addsuffix /manifest.json,$(NAT_MODELS))
+
+# Held-out English->German pairs (npm nlp-corpus + de-corpus; test split never trained on).
+PAIRS := .cache/translation-pairs
+translation-pairs: $(PAIRS)/SOURCES.json
+$(PAIRS)/SOURCES.json: $(VENV)/.stamp export/translation_pairs.py
+	$(VPY) -m export.translation_pairs --out $(PAIRS)
+
+# The training recipe (torch in its own venv; not part of `make test`). Both models side by side, one thread each,
+# the same wall-time budget (TRAIN_MINUTES); see export/train_ctc_nat.py.
+TRAIN_VENV := .cache/venv-train
+TRAIN_MINUTES ?= 60
+$(TRAIN_VENV)/.stamp:
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check torch==2.15.0 tokenizers==0.23.3 safetensors==0.8.0 \
+		sacrebleu==2.6.0 numpy
+	touch $@
+train-env: $(TRAIN_VENV)/.stamp
+train-nat: train-env translation-pairs
+	$(TRAIN_VENV)/bin/python -m export.train_ctc_nat tokenizer --data $(PAIRS) --out export/trained/tokenizer-en-de
+	$(TRAIN_VENV)/bin/python -m export.train_ctc_nat train --model nat --threads 1 --max-minutes $(TRAIN_MINUTES) \
+		--out $(NAT_TRAINED) & \
+	$(TRAIN_VENV)/bin/python -m export.train_ctc_nat train --model ar --threads 1 --max-minutes $(TRAIN_MINUTES) \
+		--out $(AR_TRAINED); wait
+
+# NAT vs its AR baseline: BLEU/chrF on the held-out pairs, batch-1 latency, batched throughput; then the plot.
+bench-nat: setup nat-models translation-pairs release $(VENV)/.plot-stamp
+	./target/release/specrt bench --config configs/ctc-nat-en-de.yaml --out bench-out/nat
+	$(VPY) -m export.plot_bench bench-out/nat/results.json
+
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS))
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:

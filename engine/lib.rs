@@ -22,6 +22,7 @@ pub mod error;
 pub mod ffi;
 pub mod generate;
 pub mod model;
+pub mod nat;
 pub mod pipeline;
 pub mod sampling;
 pub mod server;

@@ -46,6 +46,16 @@ impl Pipeline {
         let name = config.name.clone().unwrap_or_else(|| {
             Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "pipeline".into())
         });
+        if matches!(config.strategy, StrategyConfig::Nat { .. }) {
+            return Err(Error::Config {
+                file: loaded.source.clone(),
+                line: 0,
+                column: 0,
+                message: "strategy.kind `nat` runs an encoder-only CTC model, not a decoder: load this file with \
+                          specrt::nat::NatPipeline (`specrt generate` and `specrt bench` do so)"
+                    .into(),
+            });
+        }
         let backend = OnnxRuntime::new(&config.backend)?;
         let target = LanguageModel::open(&backend, &config.model, config.context_length)?;
         let manifest = target.manifest();

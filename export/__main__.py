@@ -1,4 +1,4 @@
-"""CLI: python -m export {gguf,safetensors,tiny,smollm2,bench} ... (see export/README.md)."""
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,ctc-nat,bench} ... (see export/README.md)."""
 from __future__ import annotations
 
 import argparse
@@ -60,6 +60,20 @@ def main(argv=None) -> int:
     p.add_argument("--ffn", type=int, default=128)
     p.add_argument("--max-pos", type=int, default=2048)
     p.add_argument("--tie", action="store_true", help="tie the LM head to the embedding")
+    p = sub.add_parser("ctc-nat", help="CTC NAT encoder from the recipe's output (export/train_ctc_nat.py) or random")
+    p.add_argument("path", nargs="?", help="recipe output folder (model.safetensors + MANIFEST.json)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--random", action="store_true", help="random weights (tests)")
+    p.add_argument("--tokenizer", default=None, help="tokenizer.json for --random (default: the en-de one)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dim", type=int, default=64)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--ffn", type=int, default=128)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--positions", type=int, default=128)
+    p.add_argument("--rate", type=float, default=2.0, help="upsampling rate of --random models")
+    p.add_argument("--rate-override", type=float, default=None, help="write another rate into the manifest")
+    p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("bench", help="time greedy decode and k-token forwards of exported folders (interleaved)")
     p.add_argument("paths", nargs="+")
     p.add_argument("--threads", type=int, default=2)
@@ -86,6 +100,11 @@ def main(argv=None) -> int:
         ck = tiny_checkpoint(seed=a.seed, vocab=a.vocab, hidden=a.hidden, layers=a.n_layers, heads=a.heads,
                              kv_heads=a.kv_heads, head_dim=a.head_dim, ffn=a.ffn, max_pos=a.max_pos, tie=a.tie)
         _export(ck, a)
+    elif a.cmd == "ctc-nat":
+        from .graph_ctc_nat import DEFAULT_TOKENIZER, main_export
+
+        a.tokenizer = a.tokenizer or DEFAULT_TOKENIZER
+        main_export(a)
     elif a.cmd == "bench":
         from .bench import bench
 

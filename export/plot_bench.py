@@ -6,12 +6,36 @@ Writes, next to results.json (or into --out):
   speedup.png     speedup vs AR per pipeline and category (bars), with tau in the labels
   throughput.png  tokens/s per pipeline (overall), AR and strategy side by side
   latency.png     decode ms/token against context length (when the run measured it)
+  nat-quality-speed.png   for a NAT benchmark (settings.kind == "nat"): BLEU against ms per sentence
 Needs matplotlib (installed by `make bench`).
 """
 import argparse
 import json
 import os
 import sys
+
+
+def plot_nat(plt, data, out: str, title: str) -> None:
+    """nat-quality-speed.png: BLEU against ms per sentence (log scale) for every measured run of a NAT benchmark
+    (NAT greedy/beam at batch 1 and batched, the AR baseline at batch 1)."""
+    runs = data.get("runs", [])
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for r in runs:
+        ms = r["mean_ms_per_sentence"] if "batch 1" in r["run"] else 1e3 / max(r["sentences_per_second"], 1e-9)
+        color = "#999999" if r["run"].startswith("ar") else "#3b7dd8"
+        marker = "s" if "batch 1" in r["run"] else "o"
+        ax.scatter([ms], [r["bleu"]], color=color, marker=marker, s=60)
+        ax.annotate(f'{r["run"]}\nBLEU {r["bleu"]:.1f}, chrF {r["chrf"]:.1f}', (ms, r["bleu"]), fontsize=7,
+                    xytext=(6, 4), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("ms per sentence (batch 1: latency; batched: wall time / sentences)")
+    ax.set_ylabel("BLEU (sacrebleu defaults, held-out pairs)")
+    s = data.get("settings", {})
+    ax.set_title(f"{title}: quality vs speed, {s.get('sentences', '?')} sentences (grey = AR baseline)", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "nat-quality-speed.png"), dpi=110)
+    plt.close(fig)
 
 
 def main(argv=None) -> int:
@@ -30,6 +54,9 @@ def main(argv=None) -> int:
     os.makedirs(out, exist_ok=True)
     rows = data["results"]
     title = os.path.basename(os.path.dirname(os.path.abspath(args.results)))
+    if data.get("settings", {}).get("kind") == "nat":
+        plot_nat(plt, data, out, title)
+        return 0
 
     spec = [r for r in rows if r["strategy"] != "ar" and r["category"] != "overall"]
     if spec:

@@ -38,10 +38,21 @@ pub struct BenchArgs {
     /// Override warm-up generations per pipeline.
     #[arg(long)]
     pub warmup: Option<usize>,
+    /// NAT pipelines: the held-out `{"id","en","de"}` JSONL pairs (default `.cache/translation-pairs/test.jsonl`;
+    /// `--prompts-per-category N` takes the first N).
+    #[arg(long)]
+    pub pairs: Option<PathBuf>,
 }
 
 /// Runs the benchmark and writes the reports.
 pub fn run(args: &BenchArgs) -> Result<()> {
+    // A single pipeline file whose strategy is `nat` gets the translation benchmark (quality + latency vs its
+    // AR baseline) instead of the decoding matrix.
+    if let Ok(loaded) = crate::config::load_file(&args.config) {
+        if matches!(loaded.config.strategy, StrategyConfig::Nat { .. }) {
+            return crate::nat::bench::run(args, loaded);
+        }
+    }
     let mut matrix = BenchMatrix::load(&args.config)?;
     if let Some(n) = args.max_new_tokens {
         matrix.max_new_tokens = n;

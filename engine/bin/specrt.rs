@@ -131,8 +131,22 @@ fn generate(args: GenerateArgs) -> Result<()> {
     };
     let t0 = Instant::now();
     eprintln!("specrt: loading {}", args.config.display());
-    let mut pipeline = Pipeline::load(&args.config)?;
-    if args.strategy.as_deref() == Some("ar") {
+    let mut config_path = args.config.clone();
+    let mut chat = args.chat;
+    if let Ok(loaded) = specrt::config::load_file(&args.config) {
+        if let StrategyConfig::Nat { baseline, .. } = &loaded.config.strategy {
+            if args.strategy.as_deref() != Some("ar") {
+                return generate_nat(&args, loaded, &prompt, t0);
+            }
+            // `--strategy ar` on a NAT pipeline runs its AR baseline on the same text (its chat template turns
+            // the sentence into the baseline's prompt format).
+            config_path = baseline.clone().ok_or_else(|| anyhow::anyhow!("{}: strategy.baseline names no AR baseline to run", args.config.display()))?;
+            chat = true;
+            eprintln!("specrt: --strategy ar on a NAT pipeline: running its baseline {}", config_path.display());
+        }
+    }
+    let mut pipeline = Pipeline::load(&config_path)?;
+    if args.strategy.as_deref() == Some("ar") && config_path == args.config {
         pipeline.set_strategy(StrategyConfig::Ar {})?;
     }
     eprintln!(
@@ -145,7 +159,7 @@ fn generate(args: GenerateArgs) -> Result<()> {
     );
     let request = GenerationRequest {
         prompt: Some(Prompt::Text(prompt)),
-        chat: args.chat.then_some(true),
+        chat: chat.then_some(true),
         max_tokens: args.max_tokens,
         temperature: args.temperature,
         top_k: args.top_k,
@@ -185,6 +199,63 @@ fn generate(args: GenerateArgs) -> Result<()> {
         }
         writeln!(stdout)?;
         eprintln!("{} (finish: {})", output.stats.summary_line(), output.finish_reason.as_str());
+    }
+    Ok(())
+}
+
+/// `specrt generate` on a NAT pipeline: every non-empty line of the prompt is one sentence; all of them are
+/// translated in batches of the pipeline's `batch_size`, one output line per input line.
+fn generate_nat(args: &GenerateArgs, loaded: specrt::config::LoadedConfig, prompt: &str, t0: Instant) -> Result<()> {
+    if args.temperature.is_some_and(|t| t > 0.0) {
+        anyhow::bail!("strategy `nat` decodes deterministically (greedy CTC or beam search): --temperature does not apply");
+    }
+    let mut pipeline = specrt::nat::NatPipeline::from_config(loaded)?;
+    eprintln!(
+        "specrt: {} ({}, strategy nat/{}, {}) ready in {:.1}s",
+        pipeline.name(),
+        pipeline.model_name(),
+        pipeline.decode_name(),
+        pipeline.device(),
+        t0.elapsed().as_secs_f64()
+    );
+    let sentences: Vec<String> = prompt.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
+    if sentences.is_empty() {
+        anyhow::bail!("the prompt has no text to translate");
+    }
+    let start = Instant::now();
+    let out = pipeline.translate(&sentences)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let items: Vec<serde_json::Value> = out
+            .iter()
+            .map(|t| serde_json::json!({"text": t.text, "tokens": t.tokens, "source_tokens": t.source_tokens, "positions": t.positions,
+                "log_prob": t.log_prob, "stats": t.stats().to_json()}))
+            .collect();
+        let obj = serde_json::json!({
+            "text": out.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n"),
+            "translations": items,
+            "pipeline": pipeline.name(),
+            "model": pipeline.model_name(),
+            "decode": pipeline.decode_name(),
+            "seconds": seconds,
+        });
+        writeln!(stdout, "{obj}")?;
+    } else {
+        for t in &out {
+            writeln!(stdout, "{}", t.text)?;
+        }
+        let tokens: usize = out.iter().map(|t| t.tokens.len()).sum();
+        eprintln!(
+            "[nat/{}] {} sentence(s), {} -> {} tokens, {:.1} ms ({:.1} ms per sentence, {} per pass)",
+            pipeline.decode_name(),
+            out.len(),
+            out.iter().map(|t| t.source_tokens).sum::<usize>(),
+            tokens,
+            seconds * 1e3,
+            seconds * 1e3 / out.len() as f64,
+            pipeline.batch_size().min(out.len())
+        );
     }
     Ok(())
 }

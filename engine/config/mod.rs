@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use schema::{
     BackendConfig, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
-    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind, CtcDecodeKind,
 };
 
 use crate::error::{Error, Result};

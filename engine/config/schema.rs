@@ -210,6 +210,49 @@ pub enum StrategyConfig {
         #[serde(default)]
         allow_lossy: bool,
     },
+    /// CTC non-autoregressive generation (METHODS.md section 5): an encoder-only CTC model (`kind: ctc_nat`
+    /// export) writes the whole output in one forward pass over the upsampled source. Not lossless with respect
+    /// to any AR model: it is its own model, compared with an AR baseline on quality and latency.
+    Nat {
+        /// How the per-position distributions become text: `greedy` (argmax, merge repeats, drop blanks) or
+        /// `beam` (CTC prefix beam search).
+        #[serde(default)]
+        decode: CtcDecodeKind,
+        /// Prefixes kept per position by `beam`.
+        #[serde(default = "default_beam_width")]
+        beam_width: usize,
+        /// Tokens per position that may extend a prefix in `beam` (besides blank and the prefix's last token).
+        #[serde(default = "default_beam_width")]
+        beam_top_k: usize,
+        /// Most sentences per forward pass when many are translated at once.
+        #[serde(default = "default_nat_batch")]
+        batch_size: usize,
+        /// Upsampling rate override (default: the rate the model was trained with, from its manifest).
+        #[serde(default)]
+        rate: Option<f32>,
+        /// The AR baseline pipeline (a YAML file, relative to this one) that `specrt bench` compares against and
+        /// `specrt generate --strategy ar` runs.
+        #[serde(default)]
+        baseline: Option<PathBuf>,
+    },
+}
+
+/// CTC decoding rule of the `nat` strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CtcDecodeKind {
+    /// Argmax per position, merge repeats, drop blanks.
+    #[default]
+    Greedy,
+    /// CTC prefix beam search (sums the probability of every alignment of a prefix).
+    Beam,
+}
+
+fn default_beam_width() -> usize {
+    10
+}
+fn default_nat_batch() -> usize {
+    32
 }
 
 /// One HSDDW drafting level.
@@ -270,6 +313,7 @@ impl StrategyConfig {
             StrategyConfig::Ar {} => "ar",
             StrategyConfig::Speculative { .. } => "speculative",
             StrategyConfig::Hsddw { .. } => "hsddw",
+            StrategyConfig::Nat { .. } => "nat",
         }
     }
 }
@@ -481,6 +525,9 @@ impl PipelineConfig {
                 }
             }
         }
+        if let StrategyConfig::Nat { baseline: Some(b), .. } = &mut self.strategy {
+            fix(b);
+        }
         if let Some(lib) = self.backend.library.as_mut() {
             fix(lib);
         }
@@ -550,6 +597,23 @@ impl PipelineConfig {
             }
             if !(*tau_init > 0.0) {
                 return h("tau_init", "must be > 0");
+            }
+        }
+        if let StrategyConfig::Nat { beam_width, beam_top_k, batch_size, rate, .. } = &self.strategy {
+            let n = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", key], msg));
+            if *beam_width == 0 {
+                return n("beam_width", "must be at least 1");
+            }
+            if *beam_top_k == 0 {
+                return n("beam_top_k", "must be at least 1");
+            }
+            if *batch_size == 0 {
+                return n("batch_size", "must be at least 1");
+            }
+            if let Some(r) = rate {
+                if !(r.is_finite() && *r >= 1.0 && *r <= 16.0) {
+                    return n("rate", "must be in [1, 16] (output positions per source token)");
+                }
             }
         }
         self.generation.validate().map_err(|(key, msg)| Invalid::new(&["generation", key], msg))

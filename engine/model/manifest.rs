@@ -201,6 +201,13 @@ impl Manifest {
         }
         let path = dir.join("manifest.json");
         let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
+        // A model of another kind gets a pointed message instead of "missing field kv_cache".
+        if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(&text) {
+            if let Some(kind) = obj.get("kind").and_then(|k| k.as_str()).filter(|k| *k != "decoder") {
+                let hint = if kind == "ctc_nat" { ": use it with `strategy: {kind: nat}`" } else { "" };
+                return Err(Error::model(&path, format!("kind is `{kind}`, but a decoder model is needed here{hint}")));
+            }
+        }
         let mut m: Manifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid manifest: {e}")))?;
         if m.format != FORMAT {
             return Err(Error::model(&path, format!("format is `{}`, expected `{FORMAT}`", m.format)));

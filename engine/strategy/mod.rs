@@ -69,6 +69,9 @@ pub fn build(config: &StrategyConfig, backend: &dyn Backend, target: &Manifest, 
         StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
             Ok(Box::new(hsddw::Hsddw::new(backend, target, context, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
         }
+        StrategyConfig::Nat { .. } => Err(crate::Error::InvalidRequest(
+            "strategy `nat` does not decode a decoder model: it runs a CTC NAT encoder through specrt::nat::NatPipeline".into(),
+        )),
     }
 }
 

@@ -49,6 +49,34 @@ pub fn check(manifest: &Manifest, session: &ort::session::Session) -> Result<()>
         }
     }
 
+    compare_io(&manifest.dir, &manifest.graph.inputs, &manifest.graph.outputs, session)?;
+
+    // The dimensions the engine relies on when it allocates buffers.
+    let d = &manifest.dims;
+    let [ki, ..] = manifest.kv_cache.names(0);
+    if let Some(spec) = manifest.input(&ki) {
+        let want = [None, Some(d.num_kv_heads as i64), None, Some(d.head_dim as i64)];
+        for (i, w) in want.iter().enumerate() {
+            if let (Some(w), Some(Dim::Fixed(f))) = (w, spec.shape.get(i)) {
+                if f != w {
+                    return Err(err(format!("input `{ki}`: dimension {i} is {f}, but dims say {w}")));
+                }
+            }
+        }
+    }
+    if let Some(Dim::Fixed(v)) = manifest.output("logits").and_then(|s| s.shape.last()) {
+        if *v as usize != d.vocab_size {
+            return Err(err(format!("output `logits`: last dimension is {v}, but dims.vocab_size is {}", d.vocab_size)));
+        }
+    }
+    Ok(())
+}
+
+/// Compares a session's inputs and outputs with what a manifest declares, both ways: every declared tensor
+/// exists with the same dtype, rank and fixed dimensions, and the graph has nothing undeclared. Shared by every
+/// model kind (decoders, CTC NAT encoders).
+pub fn compare_io(model: &std::path::Path, inputs: &[TensorSpec], outputs: &[TensorSpec], session: &ort::session::Session) -> Result<()> {
+    let err = |message: String| Error::Contract { model: model.to_path_buf(), message };
     let compare = |kind: &str, spec: &[TensorSpec], actual: &[ort::value::Outlet]| -> Result<()> {
         for s in spec {
             let Some(a) = actual.iter().find(|a| a.name() == s.name) else {
@@ -86,26 +114,6 @@ pub fn check(manifest: &Manifest, session: &ort::session::Session) -> Result<()>
         }
         Ok(())
     };
-    compare("input", &manifest.graph.inputs, session.inputs())?;
-    compare("output", &manifest.graph.outputs, session.outputs())?;
-
-    // The dimensions the engine relies on when it allocates buffers.
-    let d = &manifest.dims;
-    let [ki, ..] = manifest.kv_cache.names(0);
-    if let Some(spec) = manifest.input(&ki) {
-        let want = [None, Some(d.num_kv_heads as i64), None, Some(d.head_dim as i64)];
-        for (i, w) in want.iter().enumerate() {
-            if let (Some(w), Some(Dim::Fixed(f))) = (w, spec.shape.get(i)) {
-                if f != w {
-                    return Err(err(format!("input `{ki}`: dimension {i} is {f}, but dims say {w}")));
-                }
-            }
-        }
-    }
-    if let Some(Dim::Fixed(v)) = manifest.output("logits").and_then(|s| s.shape.last()) {
-        if *v as usize != d.vocab_size {
-            return Err(err(format!("output `logits`: last dimension is {v}, but dims.vocab_size is {}", d.vocab_size)));
-        }
-    }
-    Ok(())
+    compare("input", inputs, session.inputs())?;
+    compare("output", outputs, session.outputs())
 }

@@ -1,0 +1,367 @@
+//! `specrt bench` on a NAT pipeline: translation quality (BLEU, chrF; sacrebleu's definitions) and speed of the
+//! CTC NAT model and of its AR baseline (the pipeline named by `strategy.baseline`), in one run, on held-out
+//! sentence pairs (`python -m export.translation_pairs`, test split: never trained on).
+//!
+//! Measured, per sentence and in the same process: NAT greedy at batch 1, NAT beam search at batch 1, NAT in
+//! batches of `batch_size` (throughput), AR greedy at batch 1 (the engine's AR path, stopping at `</s>`).
+//! Latency = wall time of the whole call (tokenize, upsample, forward, decode, detokenize). Writes
+//! `results.json` (rows with the common fields plus `bleu`, `chrf`, `ar_bleu`, `ar_chrf`, `latency_ms_batch1`,
+//! `ar_latency_ms_batch1`, `sentences_per_second_batched`), `results.md` and `records.jsonl` (every output).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::metrics;
+use super::pipeline::{NatPipeline, Translation};
+use crate::bench::report::{peak_rss_mb, ResultRow};
+use crate::bench::BenchArgs;
+use crate::config::{CtcDecodeKind, LoadedConfig, StrategyConfig};
+use crate::error::{Error, Result};
+use crate::generate::{GenerationRequest, Prompt};
+use crate::pipeline::Pipeline;
+
+/// One held-out pair.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Pair {
+    /// Stable id (`doc-N.json:POSITION`).
+    pub id: String,
+    /// English source.
+    pub en: String,
+    /// German reference.
+    pub de: String,
+}
+
+/// Reads a `{"id","en","de"}` JSONL file.
+pub fn read_pairs(path: &Path, limit: Option<usize>) -> Result<Vec<Pair>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::io(path, std::io::Error::new(e.kind(), format!("{e} (make the held-out pairs with `make translation-pairs`)")))
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let p: Pair = serde_json::from_str(line).map_err(|e| Error::InvalidRequest(format!("{}:{}: {e}", path.display(), i + 1)))?;
+        out.push(p);
+        if limit.is_some_and(|n| out.len() >= n) {
+            break;
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::InvalidRequest(format!("{}: no pairs", path.display())));
+    }
+    Ok(out)
+}
+
+/// The NAT row of results.json: the common fields plus the translation figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct NatRow {
+    /// Pipeline name, strategy (`nat` or `ar`), model, category (`translation`), speeds, ...
+    #[serde(flatten)]
+    pub common: ResultRow,
+    /// Corpus BLEU of this row's outputs (sacrebleu defaults: 13a tokenization, exp smoothing).
+    pub bleu: f64,
+    /// Corpus chrF (sacrebleu defaults: character 6-grams, beta 2).
+    pub chrf: f64,
+    /// BLEU of the AR baseline on the same sentences.
+    pub ar_bleu: f64,
+    /// chrF of the AR baseline.
+    pub ar_chrf: f64,
+    /// Mean wall time per sentence, one sentence per call, ms.
+    pub latency_ms_batch1: f64,
+    /// The AR baseline's mean wall time per sentence, one sentence per call, ms.
+    pub ar_latency_ms_batch1: f64,
+    /// ar_latency_ms_batch1 / latency_ms_batch1.
+    pub latency_speedup_vs_ar: f64,
+    /// Sentences per second when `batch_size` sentences share a call (AR: one per call).
+    pub sentences_per_second_batched: f64,
+    /// Sentences per call in the batched measurement.
+    pub batch_size: usize,
+    /// CTC decoding rule (`greedy`, `beam`) or `ar`.
+    pub decode: String,
+    /// Median and 90th percentile of the batch-1 latency, ms.
+    pub latency_ms_batch1_p50: f64,
+    /// 90th percentile of the batch-1 latency, ms.
+    pub latency_ms_batch1_p90: f64,
+}
+
+fn percentile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[((s.len() - 1) as f64 * q).round() as usize]
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn bleu_chrf(hyps: &[String], refs: &[String]) -> Result<(f64, f64)> {
+    let bleu = metrics::corpus_bleu(hyps, refs).map_err(|e| Error::InvalidRequest(e.to_string()))?.score;
+    let chrf = metrics::corpus_chrf(hyps, refs).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+    Ok((bleu, chrf))
+}
+
+/// Outputs and timings of one configuration.
+struct Run {
+    label: String,
+    texts: Vec<String>,
+    tokens: Vec<usize>,
+    latencies_ms: Vec<f64>,
+    total_seconds: f64,
+    backend_seconds: f64,
+}
+
+fn progress(label: &str, done: usize, total: usize, start: Instant) {
+    if done % 50 == 0 || done == total {
+        eprint!("\rbench: {label}: {done}/{total} sentences, {:.0}s elapsed   ", start.elapsed().as_secs_f64());
+        if done == total {
+            eprintln!();
+        }
+    }
+}
+
+fn nat_batch1(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label: &str) -> Result<Run> {
+    p.set_decode(decode);
+    let backend0 = p.backend_seconds();
+    let start = Instant::now();
+    let mut run = Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0 };
+    for (i, pair) in pairs.iter().enumerate() {
+        let t0 = Instant::now();
+        let t: Translation = p.translate_one(&pair.en)?;
+        run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        run.tokens.push(t.tokens.len());
+        run.texts.push(t.text);
+        progress(label, i + 1, pairs.len(), start);
+    }
+    run.total_seconds = start.elapsed().as_secs_f64();
+    run.backend_seconds = p.backend_seconds() - backend0;
+    Ok(run)
+}
+
+fn nat_batched(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label: &str) -> Result<Run> {
+    p.set_decode(decode);
+    let sources: Vec<String> = pairs.iter().map(|x| x.en.clone()).collect();
+    let backend0 = p.backend_seconds();
+    let start = Instant::now();
+    let out = p.translate(&sources)?;
+    let total = start.elapsed().as_secs_f64();
+    eprintln!("bench: {label}: {} sentences in {total:.2}s", pairs.len());
+    Ok(Run {
+        label: label.into(),
+        latencies_ms: out.iter().map(|t| t.seconds * 1e3).collect(),
+        tokens: out.iter().map(|t| t.tokens.len()).collect(),
+        texts: out.into_iter().map(|t| t.text).collect(),
+        total_seconds: total,
+        backend_seconds: p.backend_seconds() - backend0,
+    })
+}
+
+fn ar_batch1(p: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize, label: &str) -> Result<Run> {
+    let start = Instant::now();
+    let mut run = Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0 };
+    for (i, pair) in pairs.iter().enumerate() {
+        let req = GenerationRequest {
+            prompt: Some(Prompt::Text(pair.en.clone())),
+            chat: Some(true),
+            max_tokens: Some(max_new_tokens),
+            temperature: Some(0.0),
+            ..Default::default()
+        };
+        let t0 = Instant::now();
+        let out = p.generate(&req, &mut |_| true)?;
+        run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        run.backend_seconds += out.stats.backend_seconds;
+        run.tokens.push(out.tokens.len());
+        run.texts.push(out.text.trim().to_string());
+        progress(label, i + 1, pairs.len(), start);
+    }
+    run.total_seconds = start.elapsed().as_secs_f64();
+    Ok(run)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row(name: &str, strategy: &str, model: &str, run: &Run, refs: &[String], ar: &Run, ar_scores: (f64, f64), batched: Option<&Run>, batch_size: usize, decode: &str) -> Result<NatRow> {
+    let (bleu, chrf) = bleu_chrf(&run.texts, refs)?;
+    let n = run.texts.len();
+    let new_tokens: usize = run.tokens.iter().sum();
+    let tps = new_tokens as f64 / run.total_seconds.max(1e-9);
+    let latency = mean(&run.latencies_ms);
+    let ar_latency = mean(&ar.latencies_ms);
+    let throughput = match batched {
+        Some(b) => n as f64 / b.total_seconds.max(1e-9),
+        None => n as f64 / run.total_seconds.max(1e-9),
+    };
+    let ar_tps = ar.tokens.iter().sum::<usize>() as f64 / ar.total_seconds.max(1e-9);
+    Ok(NatRow {
+        common: ResultRow {
+            pipeline: name.into(),
+            strategy: strategy.into(),
+            model: model.into(),
+            category: "translation".into(),
+            prompts: n,
+            new_tokens,
+            tokens_per_second: tps,
+            decode_tokens_per_second: tps,
+            prefill_tokens_per_second: 0.0,
+            speedup_vs_ar: if ar_tps > 0.0 { tps / ar_tps } else { 0.0 },
+            // NAT: every output token comes from the single pass; AR: one token per call
+            tau: if strategy == "ar" { 1.0 } else { new_tokens as f64 / n.max(1) as f64 },
+            acceptance_rate: 0.0,
+            identical_to_ar: run.texts == ar.texts,
+            overhead_share: (1.0 - run.backend_seconds / run.total_seconds.max(1e-9)).clamp(0.0, 1.0),
+            peak_rss_mb: peak_rss_mb(),
+        },
+        bleu,
+        chrf,
+        ar_bleu: ar_scores.0,
+        ar_chrf: ar_scores.1,
+        latency_ms_batch1: latency,
+        ar_latency_ms_batch1: ar_latency,
+        latency_speedup_vs_ar: if latency > 0.0 { ar_latency / latency } else { 0.0 },
+        sentences_per_second_batched: throughput,
+        batch_size,
+        decode: decode.into(),
+        latency_ms_batch1_p50: percentile(&run.latencies_ms, 0.5),
+        latency_ms_batch1_p90: percentile(&run.latencies_ms, 0.9),
+    })
+}
+
+/// Runs the NAT benchmark for the pipeline `loaded` (strategy `nat`).
+pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
+    let source = loaded.source.clone();
+    let StrategyConfig::Nat { decode, baseline, .. } = loaded.config.strategy.clone() else {
+        return Err(Error::InvalidRequest("not a NAT pipeline".into()));
+    };
+    let baseline: PathBuf = baseline.ok_or_else(|| Error::Config {
+        file: source.clone(),
+        line: 0,
+        column: 0,
+        message: "strategy.baseline: name the AR baseline pipeline (a YAML file) that the benchmark compares against".into(),
+    })?;
+    let pairs_path = args.pairs.clone().unwrap_or_else(|| PathBuf::from(".cache/translation-pairs/test.jsonl"));
+    let pairs = read_pairs(&pairs_path, args.prompts_per_category)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
+    let refs: Vec<String> = pairs.iter().map(|p| p.de.clone()).collect();
+    let mut nat = NatPipeline::from_config(loaded)?;
+    let mut ar = Pipeline::load(&baseline)?;
+    let (name, model, ar_model) = (nat.name().to_string(), nat.model_name(), ar.model_name());
+    let batch_size = nat.batch_size();
+    eprintln!(
+        "bench: {name} ({model}, {}) vs AR baseline {} ({ar_model}) on {} held-out pairs from {}",
+        nat.device(),
+        ar.name(),
+        pairs.len(),
+        pairs_path.display()
+    );
+    // warm-up: allocator, thread pool and kernels, on sentences not measured first
+    let warm: Vec<String> = pairs.iter().take(8).map(|p| p.en.clone()).collect();
+    for w in &warm {
+        nat.translate_one(w)?;
+        ar.generate(&GenerationRequest { prompt: Some(Prompt::Text(w.clone())), chat: Some(true), max_tokens: Some(32), ..Default::default() }, &mut |_| true)?;
+    }
+    nat.translate(&warm)?;
+    let max_new = args.max_new_tokens.unwrap_or(256);
+    let greedy = nat_batch1(&mut nat, &pairs, CtcDecodeKind::Greedy, "nat greedy, batch 1")?;
+    let beam = nat_batch1(&mut nat, &pairs, CtcDecodeKind::Beam, "nat beam, batch 1")?;
+    let greedy_batched = nat_batched(&mut nat, &pairs, CtcDecodeKind::Greedy, &format!("nat greedy, batch {batch_size}"))?;
+    let beam_batched = nat_batched(&mut nat, &pairs, CtcDecodeKind::Beam, &format!("nat beam, batch {batch_size}"))?;
+    nat.set_decode(decode);
+    let ar_run = ar_batch1(&mut ar, &pairs, max_new, "ar greedy, batch 1")?;
+    let ar_scores = bleu_chrf(&ar_run.texts, &refs)?;
+
+    let (main, main_batched, other, other_batched) = match decode {
+        CtcDecodeKind::Greedy => (&greedy, &greedy_batched, &beam, &beam_batched),
+        CtcDecodeKind::Beam => (&beam, &beam_batched, &greedy, &greedy_batched),
+    };
+    let main_name = if decode == CtcDecodeKind::Greedy { "greedy" } else { "beam" };
+    let other_name = if decode == CtcDecodeKind::Greedy { "beam" } else { "greedy" };
+    let rows = vec![
+        row(&name, "nat", &model, main, &refs, &ar_run, ar_scores, Some(main_batched), batch_size, main_name)?,
+        row(&format!("{name} [{other_name}]"), "nat", &model, other, &refs, &ar_run, ar_scores, Some(other_batched), batch_size, other_name)?,
+        row(ar.name(), "ar", &ar_model, &ar_run, &refs, &ar_run, ar_scores, None, 1, "ar")?,
+    ];
+    let batched_agree = greedy.texts.iter().zip(&greedy_batched.texts).filter(|(a, b)| a == b).count();
+
+    let mut records = Vec::new();
+    for (i, p) in pairs.iter().enumerate() {
+        records.push(serde_json::json!({
+            "id": p.id, "source": p.en, "reference": p.de,
+            "nat_greedy": greedy.texts[i], "nat_beam": beam.texts[i], "nat_greedy_batched": greedy_batched.texts[i],
+            "ar": ar_run.texts[i],
+            "latency_ms": {"nat_greedy": greedy.latencies_ms[i], "nat_beam": beam.latencies_ms[i], "ar": ar_run.latencies_ms[i]},
+        }));
+    }
+    let runs: Vec<serde_json::Value> = [&greedy, &beam, &greedy_batched, &beam_batched, &ar_run]
+        .iter()
+        .map(|r| {
+            let (b, c) = bleu_chrf(&r.texts, &refs).unwrap_or((0.0, 0.0));
+            serde_json::json!({"run": r.label, "bleu": b, "chrf": c, "mean_ms_per_sentence": mean(&r.latencies_ms),
+                "sentences_per_second": r.texts.len() as f64 / r.total_seconds.max(1e-9), "seconds": r.total_seconds})
+        })
+        .collect();
+    let json = serde_json::json!({
+        "settings": {
+            "kind": "nat",
+            "pipeline": source,
+            "baseline": baseline.display().to_string(),
+            "pairs": pairs_path.display().to_string(),
+            "sentences": pairs.len(),
+            "batch_size": batch_size,
+            "ar_max_new_tokens": max_new,
+            "greedy": true,
+            "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            "device": nat.device(),
+            "onnxruntime": crate::backend::onnxruntime::library::loaded_path().map(|p| p.display().to_string()),
+            "batched_greedy_equal_to_batch1": batched_agree as f64 / pairs.len() as f64,
+        },
+        "results": rows,
+        "runs": runs,
+    });
+    let out = &args.out;
+    let write = |file: &str, text: String| std::fs::write(out.join(file), text).map_err(|e| Error::io(out.join(file), e));
+    write("results.json", serde_json::to_string_pretty(&json).unwrap_or_default())?;
+    write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
+    let md = markdown(&rows, &runs);
+    write("results.md", md.clone())?;
+    eprintln!("{md}");
+    eprintln!("bench: wrote {}", out.join("results.json").display());
+    Ok(())
+}
+
+fn markdown(rows: &[NatRow], runs: &[serde_json::Value]) -> String {
+    let mut s = String::from(
+        "| pipeline | decode | BLEU | chrF | ms/sentence (batch 1) | p90 ms | sentences/s batched (batch) | speedup vs AR (batch-1 latency) |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} ({}) | {:.2}x |\n",
+            r.common.pipeline,
+            r.decode,
+            r.bleu,
+            r.chrf,
+            r.latency_ms_batch1,
+            r.latency_ms_batch1_p90,
+            r.sentences_per_second_batched,
+            r.batch_size,
+            r.latency_speedup_vs_ar
+        ));
+    }
+    s.push_str("\n| run | BLEU | chrF | ms/sentence | sentences/s |\n|---|---|---|---|---|\n");
+    for r in runs {
+        s.push_str(&format!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
+            r["run"].as_str().unwrap_or(""),
+            r["bleu"].as_f64().unwrap_or(0.0),
+            r["chrf"].as_f64().unwrap_or(0.0),
+            r["mean_ms_per_sentence"].as_f64().unwrap_or(0.0),
+            r["sentences_per_second"].as_f64().unwrap_or(0.0)
+        ));
+    }
+    s
+}

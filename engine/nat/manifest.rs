@@ -1,0 +1,126 @@
+//! `manifest.json` of a CTC NAT export (`kind: ctc_nat`, export/graph_ctc_nat.py; contract in export/README.md):
+//! the encoder's dimensions, the blank / mask / pad ids, and the upsampling policy the model was trained with.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::manifest::{GraphSpec, FORMAT, FORMAT_VERSION};
+
+/// A parsed CTC NAT manifest plus its folder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NatManifest {
+    /// Always `specrt-model`.
+    pub format: String,
+    /// Contract version (1).
+    pub format_version: u32,
+    /// Always `ctc_nat`.
+    pub kind: String,
+    /// Encoder dimensions.
+    pub dims: NatDims,
+    /// CTC-specific ids and the upsampling policy.
+    pub ctc: CtcSpec,
+    /// The graph file and its declared inputs and outputs.
+    pub graph: GraphSpec,
+    /// Tokenizer file inside the folder (source and target share it).
+    #[serde(default = "default_tokenizer")]
+    pub tokenizer: String,
+    /// Where the weights came from (training run, steps, ...).
+    #[serde(default)]
+    pub source: serde_json::Value,
+    /// sha256 of each file.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// The model folder (filled on load).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+fn default_tokenizer() -> String {
+    "tokenizer.json".into()
+}
+
+/// Encoder dimensions.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NatDims {
+    /// Output vocabulary (logits width; includes blank).
+    pub vocab_size: usize,
+    /// Model width.
+    pub hidden_size: usize,
+    /// Encoder layers.
+    pub num_layers: usize,
+    /// Attention heads.
+    pub num_heads: usize,
+    /// Size of the learned position table: the most positions one pass can have.
+    pub max_position_embeddings: usize,
+}
+
+/// CTC ids and upsampling.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CtcSpec {
+    /// The blank id CTC decoding drops.
+    pub blank_id: u32,
+    /// The id inserted between source tokens.
+    pub mask_id: u32,
+    /// The id padding shorter sentences of a batch (masked out by `attention_mask`).
+    pub pad_id: u32,
+    /// How the source is upsampled.
+    pub upsample: UpsampleSpec,
+}
+
+/// The upsampling policy.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UpsampleSpec {
+    /// Only `mask_insertion`.
+    pub policy: String,
+    /// Output positions per source token the model was trained with.
+    pub rate: f32,
+    /// Most positions per pass (the position table).
+    pub position_limit: usize,
+}
+
+impl NatManifest {
+    /// Reads `dir/manifest.json` and checks the kind, version, ids and files.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let path = dir.join("manifest.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid JSON: {e}")))?;
+        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        if kind != "ctc_nat" {
+            return Err(Error::model(&path, format!("kind is `{kind}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")));
+        }
+        let mut m: NatManifest = serde_json::from_value(value).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
+        if m.format != FORMAT || m.format_version != FORMAT_VERSION {
+            return Err(Error::model(&path, format!("format {} v{} is not {FORMAT} v{FORMAT_VERSION}", m.format, m.format_version)));
+        }
+        let c = &m.ctc;
+        if c.upsample.policy != "mask_insertion" {
+            return Err(Error::model(&path, format!("ctc.upsample.policy `{}` is not supported (expected mask_insertion)", c.upsample.policy)));
+        }
+        if !(c.upsample.rate >= 1.0) || c.upsample.position_limit == 0 || c.upsample.position_limit > m.dims.max_position_embeddings {
+            return Err(Error::model(&path, format!(
+                "ctc.upsample: rate {} must be >= 1 and position_limit {} within 1..={} (dims.max_position_embeddings)",
+                c.upsample.rate, c.upsample.position_limit, m.dims.max_position_embeddings
+            )));
+        }
+        for (name, id) in [("blank_id", c.blank_id), ("mask_id", c.mask_id), ("pad_id", c.pad_id)] {
+            if id as usize >= m.dims.vocab_size {
+                return Err(Error::model(&path, format!("ctc.{name} {id} is outside the vocabulary ({})", m.dims.vocab_size)));
+            }
+        }
+        for file in [&m.graph.file, &m.tokenizer] {
+            if !dir.join(file).is_file() {
+                return Err(Error::model(dir, format!("missing file `{file}` named in manifest.json")));
+            }
+        }
+        m.dir = dir.to_path_buf();
+        Ok(m)
+    }
+
+    /// A short display name: the folder name.
+    pub fn display_name(&self) -> String {
+        self.dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| self.dir.display().to_string())
+    }
+}

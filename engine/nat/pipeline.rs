@@ -1,0 +1,224 @@
+//! [`NatPipeline`]: a YAML pipeline whose strategy is `nat`, loaded: the CTC NAT encoder on its backend, the
+//! shared source/target tokenizer, the CTC decoding rule and the batching settings.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::ctc;
+use super::model::NatModel;
+use super::upsample::upsample;
+use crate::backend::onnxruntime::OnnxRuntime;
+use crate::config::{self, CtcDecodeKind, LoadedConfig, PipelineConfig, StrategyConfig};
+use crate::error::{Error, Result};
+use crate::stats::Stats;
+use crate::text::Tokenizer;
+
+/// One translated sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Translation {
+    /// The output text.
+    pub text: String,
+    /// The output token ids.
+    pub tokens: Vec<u32>,
+    /// Source tokens.
+    pub source_tokens: usize,
+    /// Encoder positions after upsampling (the most output tokens possible).
+    pub positions: usize,
+    /// log P(output) under the model when beam search decoded it (summed over the alignments kept).
+    pub log_prob: Option<f64>,
+    /// Wall time of the call that produced it, divided evenly over the sentences of its batch, seconds.
+    pub seconds: f64,
+    /// The part of `seconds` spent in the encoder pass.
+    pub forward_seconds: f64,
+}
+
+impl Translation {
+    /// The statistics every interface prints, in the shape all strategies share: one model call, no prefill.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            strategy: "nat".into(),
+            prompt_tokens: self.source_tokens,
+            new_tokens: self.tokens.len(),
+            committed_tokens: self.tokens.len(),
+            decode_seconds: self.seconds,
+            target_calls: 1,
+            backend_seconds: self.forward_seconds,
+            verify_seconds: self.forward_seconds,
+            details: serde_json::json!({ "positions": self.positions, "log_prob": self.log_prob }),
+            ..Default::default()
+        }
+    }
+}
+
+/// A loaded NAT pipeline.
+pub struct NatPipeline {
+    name: String,
+    config: PipelineConfig,
+    backend: OnnxRuntime,
+    model: NatModel,
+    tokenizer: Tokenizer,
+    decode: CtcDecodeKind,
+    beam_width: usize,
+    beam_top_k: usize,
+    batch_size: usize,
+    rate: f32,
+    baseline: Option<PathBuf>,
+}
+
+impl NatPipeline {
+    /// Loads the pipeline a YAML file describes (its strategy must be `nat`).
+    pub fn load(path: &Path) -> Result<Self> {
+        Self::from_config(config::load_file(path)?)
+    }
+
+    /// Loads a NAT pipeline from YAML text; relative paths resolve against `base_dir`.
+    pub fn from_yaml_str(yaml: &str, base_dir: &Path) -> Result<Self> {
+        Self::from_config(config::parse_str(yaml, "<string>", base_dir)?)
+    }
+
+    /// Loads a NAT pipeline from a parsed config.
+    pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
+        let config = loaded.config;
+        let StrategyConfig::Nat { decode, beam_width, beam_top_k, batch_size, rate, baseline } = config.strategy.clone() else {
+            return Err(Error::Config {
+                file: loaded.source,
+                line: 0,
+                column: 0,
+                message: format!("strategy.kind is `{}`, a NAT pipeline needs `nat`", config.strategy.name()),
+            });
+        };
+        let name = config.name.clone().unwrap_or_else(|| {
+            Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "nat".into())
+        });
+        let backend = OnnxRuntime::new(&config.backend)?;
+        let model = NatModel::open(&backend, &config.model)?;
+        let m = model.manifest();
+        let tokenizer = Tokenizer::load(&m.dir.join(&m.tokenizer))?;
+        if tokenizer.vocab_size() > m.dims.vocab_size {
+            return Err(Error::model(&m.dir, format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), m.dims.vocab_size)));
+        }
+        let rate = rate.unwrap_or(m.ctc.upsample.rate);
+        Ok(NatPipeline { name, config, backend, model, tokenizer, decode, beam_width, beam_top_k, batch_size, rate, baseline })
+    }
+
+    /// The pipeline's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The config it was built from.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// The model folder's name.
+    pub fn model_name(&self) -> String {
+        self.model.manifest().display_name()
+    }
+
+    /// Where the model runs (e.g. `onnxruntime/cpu`).
+    pub fn device(&self) -> String {
+        self.backend.device()
+    }
+
+    /// The AR baseline pipeline file named in the config, if any.
+    pub fn baseline(&self) -> Option<&Path> {
+        self.baseline.as_deref()
+    }
+
+    /// The decoding rule's name: `greedy` or `beam`.
+    pub fn decode_name(&self) -> &'static str {
+        match self.decode {
+            CtcDecodeKind::Greedy => "greedy",
+            CtcDecodeKind::Beam => "beam",
+        }
+    }
+
+    /// Switches the decoding rule (benchmarks compare both on one loaded model).
+    pub fn set_decode(&mut self, decode: CtcDecodeKind) {
+        self.decode = decode;
+    }
+
+    /// Most sentences per forward pass.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// Sets the most sentences per forward pass (at least 1).
+    pub fn set_batch_size(&mut self, n: usize) {
+        self.batch_size = n.max(1);
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Seconds spent inside the backend so far.
+    pub fn backend_seconds(&self) -> f64 {
+        self.model.backend_seconds()
+    }
+
+    /// Translates one sentence in one forward pass.
+    pub fn translate_one(&mut self, source: &str) -> Result<Translation> {
+        let mut out = self.translate(&[source.to_string()])?;
+        out.pop().ok_or_else(|| Error::Backend("no output".into()))
+    }
+
+    /// Translates `sources`, up to `batch_size` sentences per forward pass. Sentences are grouped by length so a
+    /// pass pads little; the output keeps the input order. Any bad sentence (empty, too long) fails the call
+    /// before any pass runs, naming its index.
+    pub fn translate(&mut self, sources: &[String]) -> Result<Vec<Translation>> {
+        let m = self.model.manifest();
+        let (limit, mask) = (m.ctc.upsample.position_limit, m.ctc.mask_id);
+        let mut prepared = Vec::with_capacity(sources.len());
+        for (i, s) in sources.iter().enumerate() {
+            let ids = self.tokenizer.encode(s.trim())?;
+            let up = upsample(&ids, self.rate, limit, mask).map_err(|e| match e {
+                Error::PromptTooLong { prompt_tokens, .. } => Error::InvalidRequest(format!(
+                    "sentence {i} has {prompt_tokens} tokens, more than the model's {limit} positions (split it into shorter sentences)"
+                )),
+                Error::InvalidRequest(msg) => Error::InvalidRequest(format!("sentence {i}: {msg}")),
+                other => other,
+            })?;
+            prepared.push((ids.len(), up));
+        }
+        let mut order: Vec<usize> = (0..sources.len()).collect();
+        order.sort_by_key(|&i| prepared[i].1.len());
+        let mut results: Vec<Option<Translation>> = vec![None; sources.len()];
+        for chunk in order.chunks(self.batch_size) {
+            let t0 = Instant::now();
+            let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prepared[i].1.clone()).collect();
+            let before = self.model.backend_seconds();
+            let logits = self.model.forward(&batch)?;
+            let forward = self.model.backend_seconds() - before;
+            let blank = self.model.manifest().ctc.blank_id;
+            let mut decoded = Vec::with_capacity(chunk.len());
+            for j in 0..logits.len() {
+                let rows = logits.sentence(j);
+                let (tokens, log_prob) = match self.decode {
+                    CtcDecodeKind::Greedy => (ctc::greedy(rows, logits.vocab(), blank), None),
+                    CtcDecodeKind::Beam => {
+                        let best = ctc::prefix_beam_search(rows, logits.vocab(), blank, self.beam_width, self.beam_top_k).into_iter().next();
+                        best.map(|h| (h.tokens, Some(h.log_prob))).unwrap_or((Vec::new(), None))
+                    }
+                };
+                let text = self.tokenizer.decode(&tokens, true)?;
+                decoded.push((tokens, log_prob, text));
+            }
+            let share = t0.elapsed().as_secs_f64() / chunk.len() as f64;
+            for (&i, (tokens, log_prob, text)) in chunk.iter().zip(decoded) {
+                results[i] = Some(Translation {
+                    text: text.trim().to_string(),
+                    tokens,
+                    source_tokens: prepared[i].0,
+                    positions: prepared[i].1.len(),
+                    log_prob,
+                    seconds: share,
+                    forward_seconds: forward / chunk.len() as f64,
+                });
+            }
+        }
+        Ok(results.into_iter().flatten().collect())
+    }
+}

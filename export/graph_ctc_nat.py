@@ -1,0 +1,221 @@
+"""Build the CTC NAT encoder ONNX graph and its manifest (contract: export/README.md, "CTC NAT models").
+
+    python -m export ctc-nat export/trained/ctc-nat-en-de --out models/ctc-nat-en-de
+    python -m export ctc-nat --random --out models/tiny-ctc-nat      # random weights, the same tokenizer (tests)
+
+The encoder: token embedding + learned position embedding (the table size is the position limit), per layer
+RMSNorm -> q/k/v -> com.microsoft MultiHeadAttention (bidirectional, key padding mask) -> o, RMSNorm -> SwiGLU MLP,
+then the final RMSNorm and the output head tied to the embedding. Every position predicts a token of the
+vocabulary, which includes <blank>.
+
+    inputs:  input_ids      int64 [batch, positions]  upsampled source (source tokens with <mask> inserted), <pad>
+             attention_mask int64 [batch, positions]  1 for real positions, 0 for padding
+    outputs: logits         float32 [batch, positions, vocab]
+
+Weights come from the recipe's model.safetensors (export/train_ctc_nat.py) or are drawn at random.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from .checkpoint_safetensors import read_safetensors
+from .graph_decoder import MS, OPSET, _Graph, save_model
+from .manifest import FORMAT, FORMAT_VERSION, sha256_file
+
+DEFAULT_TOKENIZER = os.path.join(os.path.dirname(__file__), "trained", "tokenizer-en-de", "tokenizer.json")
+
+
+def read_weights(folder: str) -> tuple:
+    """(weights {name: float32}, nat settings from MANIFEST.json, dims) of a recipe output folder."""
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    with open(os.path.join(folder, "MANIFEST.json")) as f:
+        man = json.load(f)
+    if man.get("model") != "ctc-nat":
+        raise ValueError(f"{folder}/MANIFEST.json: model is {man.get('model')!r}, expected 'ctc-nat'")
+    return w, man
+
+
+def random_weights(vocab: int, dim: int, heads: int, ffn: int, layers: int, positions: int, seed: int) -> dict:
+    """Random weights with the recipe's names (for tests; outputs are meaningless but deterministic)."""
+    rng = np.random.default_rng(seed)
+    w = {"embed.weight": rng.normal(0, 0.3, (vocab, dim)), "pos.weight": rng.normal(0, 0.3, (positions, dim)),
+         "norm.weight": 1 + rng.normal(0, 0.1, dim)}
+    for i in range(layers):
+        p = f"layers.{i}."
+        for n, shape in (("q_proj", (dim, dim)), ("k_proj", (dim, dim)), ("v_proj", (dim, dim)),
+                         ("o_proj", (dim, dim)), ("gate_proj", (ffn, dim)), ("up_proj", (ffn, dim)),
+                         ("down_proj", (dim, ffn))):
+            w[p + n + ".weight"] = rng.normal(0, 1 / np.sqrt(shape[1]), shape)
+        w[p + "input_layernorm.weight"] = 1 + rng.normal(0, 0.1, dim)
+        w[p + "post_attention_layernorm.weight"] = 1 + rng.normal(0, 0.1, dim)
+    return {k: v.astype(np.float32) for k, v in w.items()}
+
+
+def dims_of(w: dict, heads: int) -> dict:
+    vocab, dim = w["embed.weight"].shape
+    layers = 1 + max(int(k.split(".")[1]) for k in w if k.startswith("layers."))
+    return {"vocab_size": int(vocab), "hidden_size": int(dim), "intermediate_size": int(w["layers.0.gate_proj.weight"].shape[0]),
+            "num_layers": layers, "num_heads": heads, "head_dim": dim // heads,
+            "max_position_embeddings": int(w["pos.weight"].shape[0]), "rms_norm_eps": 1e-6}
+
+
+def build_graph(w: dict, dims: dict) -> onnx.ModelProto:
+    g = _Graph()
+    eps, H = dims["rms_norm_eps"], dims["num_heads"]
+    emb = g.init("embed.weight", w["embed.weight"])
+    x = g.op("Gather", [emb, "input_ids"], name="embed/Gather", axis=0)
+    t = g.op("Shape", ["input_ids"], name="positions/Shape", start=1, end=2)
+    pos = g.op("Slice", [g.init("pos.weight", w["pos.weight"]), g.init("zero", np.array([0], np.int64)), t,
+                         g.init("axis0", np.array([0], np.int64))], name="positions/Slice")
+    x = g.op("Add", [x, pos], name="embed/AddPositions")
+    mask = g.op("Cast", ["attention_mask"], name="attention_mask/Cast", to=TensorProto.INT32)
+
+    def linear(inp, name):
+        return g.op("MatMul", [inp, g.init(name + ".T", np.ascontiguousarray(w[name].T))], name=name)
+
+    for i in range(dims["num_layers"]):
+        p = f"layers.{i}."
+        h = g.op("RMSNormalization", [x, g.init(p + "input_layernorm.weight", w[p + "input_layernorm.weight"])],
+                 name=p + "attn_norm", axis=-1, epsilon=eps)
+        q, k, v = (linear(h, p + n + ".weight") for n in ("q_proj", "k_proj", "v_proj"))
+        a = g.op("MultiHeadAttention", [q, k, v, "", mask], domain=MS, name=p + "attention", num_heads=H)
+        x = g.op("Add", [x, linear(a, p + "o_proj.weight")], name=p + "attn_residual")
+        h = g.op("RMSNormalization", [x, g.init(p + "post_attention_layernorm.weight",
+                                                w[p + "post_attention_layernorm.weight"])],
+                 name=p + "ffn_norm", axis=-1, epsilon=eps)
+        gate = linear(h, p + "gate_proj.weight")
+        act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate], name=p + "mlp/Sigmoid")], name=p + "mlp/SiLU"),
+                           linear(h, p + "up_proj.weight")], name=p + "mlp/GLU")
+        x = g.op("Add", [x, linear(act, p + "down_proj.weight")], name=p + "mlp_residual")
+    h = g.op("RMSNormalization", [x, g.init("norm.weight", w["norm.weight"])], name="final_norm", axis=-1,
+             epsilon=eps)
+    head = g.init("lm_head.weight.T", np.ascontiguousarray(w["embed.weight"].T))
+    g.op("MatMul", [h, head], name="lm_head", outputs=["logits"])
+    i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    graph = helper.make_graph(
+        g.nodes, "specrt_ctc_nat",
+        [helper.make_tensor_value_info("input_ids", i64, ["batch", "positions"]),
+         helper.make_tensor_value_info("attention_mask", i64, ["batch", "positions"])],
+        [helper.make_tensor_value_info("logits", f32, ["batch", "positions", dims["vocab_size"]])],
+        initializer=g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
+                              producer_name="specrt-export")
+    model.ir_version = 11
+    return model
+
+
+def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """numpy float64 reference of the graph (for the parity tests)."""
+    eps, H = dims["rms_norm_eps"], dims["num_heads"]
+    f = {k: v.astype(np.float64) for k, v in w.items()}
+    b, t = ids.shape
+    x = f["embed.weight"][ids] + f["pos.weight"][:t][None]
+
+    def rms(v, wt):
+        return v / np.sqrt((v * v).mean(-1, keepdims=True) + eps) * wt
+    for i in range(dims["num_layers"]):
+        p = f"layers.{i}."
+        h = rms(x, f[p + "input_layernorm.weight"])
+        q, k, v = (h @ f[p + n + ".weight"].T for n in ("q_proj", "k_proj", "v_proj"))
+        split = lambda m: m.reshape(b, t, H, -1).transpose(0, 2, 1, 3)  # noqa: E731
+        q, k, v = split(q), split(k), split(v)
+        s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1])
+        s = np.where(mask[:, None, None, :] > 0, s, -1e30)
+        s = np.exp(s - s.max(-1, keepdims=True))
+        s /= s.sum(-1, keepdims=True)
+        a = (s @ v).transpose(0, 2, 1, 3).reshape(b, t, -1)
+        x = x + a @ f[p + "o_proj.weight"].T
+        h = rms(x, f[p + "post_attention_layernorm.weight"])
+        gate = h @ f[p + "gate_proj.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * (h @ f[p + "up_proj.weight"].T)) @ f[p + "down_proj.weight"].T
+    return rms(x, f["norm.weight"]) @ f["embed.weight"].T
+
+
+def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: dict, source: dict,
+                   check: bool = True) -> dict:
+    """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest."""
+    from tokenizers import Tokenizer  # the exporter's venv has it (requirements.txt)
+
+    t0 = time.time()
+    os.makedirs(out_dir, exist_ok=True)
+    tok = Tokenizer.from_str(tokenizer_json)
+
+    def tid(s):
+        i = tok.token_to_id(s)
+        if i is None:
+            raise ValueError(f"the tokenizer has no {s!r} token")
+        return i
+    if tok.get_vocab_size() != dims["vocab_size"]:
+        raise ValueError(f"tokenizer vocab {tok.get_vocab_size()} != embedding rows {dims['vocab_size']}")
+    files = save_model(build_graph(w, dims), out_dir)
+    if check:
+        from .pipeline import check_model
+        check_model(os.path.join(out_dir, files[0]))
+    with open(os.path.join(out_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        f.write(tokenizer_json)
+    files.append("tokenizer.json")
+    io = {"inputs": [{"name": "input_ids", "dtype": "int64", "shape": ["batch", "positions"]},
+                     {"name": "attention_mask", "dtype": "int64", "shape": ["batch", "positions"]}],
+          "outputs": [{"name": "logits", "dtype": "float32", "shape": ["batch", "positions", dims["vocab_size"]]}]}
+    manifest = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "kind": "ctc_nat",
+        "source": source, "architecture": "ctc_nat_encoder", "dims": dims,
+        "tokens": {"bos_id": None, "eos_id": tid("</s>"), "pad_id": tid("<pad>"), "stop_ids": [], "add_bos": False},
+        "ctc": {"blank_id": tid("<blank>"), "mask_id": tid("<mask>"), "pad_id": tid("<pad>"),
+                "upsample": {"policy": "mask_insertion", "rate": float(nat["rate"]),
+                             "position_limit": dims["max_position_embeddings"],
+                             "placement": "source token i at position floor(i * L / n); <mask> elsewhere",
+                             "length": "L = min(max(round(rate * n), n), position_limit)"},
+                "task": nat.get("task")},
+        "chat_template": None,
+        "precision": {"weights": "fp32", "notes": ["fp32 MatMul; trained weights stored as fp16"]},
+        "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io},
+        "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
+    }
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print(f"[export] wrote CTC NAT {out_dir} in {time.time() - t0:.1f}s", file=sys.stderr)
+    return manifest
+
+
+def main_export(a) -> None:
+    """`python -m export ctc-nat` entry."""
+    if a.random:
+        w = random_weights(vocab=_vocab(a.tokenizer), dim=a.dim, heads=a.heads, ffn=a.ffn, layers=a.layers,
+                           positions=a.positions, seed=a.seed)
+        dims = dims_of(w, a.heads)
+        nat = {"rate": a.rate, "task": "none (random weights, tests only)"}
+        source = {"format": "random", "seed": a.seed}
+        with open(a.tokenizer, encoding="utf-8") as f:
+            tok_json = f.read()
+    else:
+        if not a.path:
+            raise SystemExit("give the recipe's output folder, or --random")
+        w, man = read_weights(a.path)
+        dims = dims_of(w, man["architecture"]["heads"])
+        nat = {"rate": man["nat"]["rate"], "task": man.get("task")}
+        with open(os.path.join(a.path, "tokenizer.json"), encoding="utf-8") as f:
+            tok_json = f.read()
+        source = {"format": "specrt-recipe", "path": os.path.abspath(a.path),
+                  "files": {"model.safetensors": sha256_file(os.path.join(a.path, "model.safetensors"))},
+                  "training": {k: man["training"].get(k) for k in ("preset", "steps_done", "pairs_seen",
+                                                                   "wall_seconds")}}
+    if a.rate_override:
+        nat["rate"] = a.rate_override
+    export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check)
+    print(a.out)
+
+
+def _vocab(tokenizer_path: str) -> int:
+    with open(tokenizer_path, encoding="utf-8") as f:
+        tok = json.load(f)
+    ids = list(tok["model"]["vocab"].values()) + [t["id"] for t in tok.get("added_tokens", [])]
+    return max(ids) + 1

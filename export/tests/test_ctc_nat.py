@@ -1,0 +1,75 @@
+"""CTC NAT export (graph_ctc_nat), the recipe's upsampling rule (same cases as engine/nat/upsample.rs) and the
+translation-pair alignment/split rules."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import numpy as np
+import onnxruntime as ort
+
+from export.graph_ctc_nat import DEFAULT_TOKENIZER, _vocab, dims_of, export_ctc_nat, random_weights, reference_logits
+from export.train_ctc_nat import upsample, upsample_length
+from export.translation_pairs import align, split_of
+
+M = 99
+
+
+def test_upsampling_matches_the_engine_cases():
+    assert upsample([1, 2, 3], 2.0, 100, M) == [1, M, 2, M, 3, M]
+    assert upsample([1, 2], 3.0, 100, M) == [1, M, M, 2, M, M]
+    assert upsample([1, 2, 3, 4], 1.5, 100, M) == [1, 2, M, 3, 4, M]
+    out = upsample(list(range(30)), 3.0, 64, M)
+    assert len(out) == 64 and [t for t in out if t != M] == list(range(30))
+    assert upsample(list(range(64)), 2.0, 64, M) == list(range(64))
+    # halves round away from zero (Rust f64::round), not to even (Python round)
+    assert upsample_length(5, 2.5, 100) == 13 and upsample_length(3, 2.5, 100) == 8
+
+
+def test_export_matches_the_numpy_reference_with_padding(tmp_path):
+    vocab = _vocab(DEFAULT_TOKENIZER)
+    w = random_weights(vocab=vocab, dim=32, heads=2, ffn=48, layers=2, positions=40, seed=3)
+    dims = dims_of(w, 2)
+    with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
+        tok = f.read()
+    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"})
+    assert man["kind"] == "ctc_nat" and man["ctc"]["upsample"]["position_limit"] == 40
+    ids_of = json.loads(tok)
+    specials = {t["content"]: t["id"] for t in ids_of["added_tokens"]}
+    assert man["ctc"]["blank_id"] == specials["<blank>"] and man["ctc"]["mask_id"] == specials["<mask>"]
+    s = ort.InferenceSession(os.path.join(tmp_path, "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, vocab, (3, 21))
+    mask = np.ones((3, 21), np.int64)
+    mask[1, 12:] = 0
+    mask[2, 4:] = 0
+    got = s.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+    ref = reference_logits(w, dims, ids, mask)
+    for b, n in enumerate([21, 12, 4]):
+        assert np.abs(got[b, :n] - ref[b, :n]).max() < 1e-3
+        # padding never leaks into real positions: the same sentence alone gives the same logits
+        alone = s.run(None, {"input_ids": ids[b:b + 1, :n], "attention_mask": np.ones((1, n), np.int64)})[0]
+        assert np.abs(alone[0] - got[b, :n]).max() < 1e-4
+
+
+def _js_md5(s: str) -> str:
+    u = s.encode("utf-16-le")
+    return hashlib.md5(bytes(u[0::2])).hexdigest()
+
+
+def test_pairs_are_aligned_by_md5_deduplicated_and_split_by_source():
+    en = {"package/builds/doc-0.json": ["A cat.", "A dog.", "A cat.", "Misaligned."],
+          "package/builds/doc-1.json": ["Third  sentence here."]}
+    de = {"package/builds/doc-0.json": [["Eine Katze.", _js_md5("A cat.")], ["Ein Hund.", _js_md5("A dog.")],
+                                        ["Eine Katze!", _js_md5("A cat.")], ["Falsch.", "0" * 32]],
+          "package/builds/doc-1.json": [["Dritter  Satz hier.", _js_md5("Third  sentence here.")]]}
+    pairs, counts = align(en, de)
+    assert [p["en"] for p in pairs] == ["A cat.", "A dog.", "Third sentence here."]  # whitespace normalised
+    assert pairs[2]["de"] == "Dritter Satz hier." and pairs[0]["id"] == "doc-0.json:0"
+    assert counts["md5_mismatch"] == 1 and counts["duplicate"] == 1
+    # the split is a pure function of the English side
+    assert {split_of(p["en"]) for p in pairs} <= {"train", "dev", "test"}
+    assert split_of("A cat.") == split_of("A cat.")
+    buckets = [split_of(f"sentence {i}") for i in range(5000)]
+    assert 0.01 < buckets.count("test") / 5000 < 0.03

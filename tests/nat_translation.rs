@@ -1,0 +1,211 @@
+//! CTC NAT translation (`strategy: {kind: nat}`): the committed English->German model translates real
+//! sentences in one pass, batching changes nothing, the CLI and the AR baseline work, and every kind of bad
+//! input (wrong model kind, broken manifest, empty or too-long sentences, bad YAML values) is a clear error.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+use specrt::config::CtcDecodeKind;
+use specrt::nat::model::NatModel;
+use specrt::nat::upsample::upsample;
+use specrt::nat::NatPipeline;
+use specrt::{Error, Pipeline};
+
+fn nat_yaml(dir: &Path, model: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("nat.yaml");
+    std::fs::write(&path, format!("model: {}\nbackend:\n  threads: 2\nstrategy:\n  kind: nat\n{extra}", model.display())).unwrap();
+    path
+}
+
+fn tiny_nat() -> PathBuf {
+    model_dir("tiny-ctc-nat")
+}
+
+fn sentences() -> Vec<String> {
+    [
+        "The committee approved the report.",
+        "I would like to thank the President.",
+        "This film is very good.",
+        "We must protect the environment for our children.",
+        "The government has adopted new measures to support small businesses.",
+        "Hello",
+        "The meeting will take place in Geneva next year, and all member states are invited to participate.",
+        "Water is important.",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn batched_logits_equal_one_sentence_passes() {
+    let mut model = NatModel::open(&backend(2), &tiny_nat()).unwrap();
+    let (mask, limit) = (model.manifest().ctc.mask_id, model.manifest().ctc.upsample.position_limit);
+    let batch: Vec<Vec<u32>> = (1..12u32).map(|n| upsample(&(100..100 + 3 * n).collect::<Vec<_>>(), 2.0, limit, mask).unwrap()).collect();
+    let together = model.forward(&batch).unwrap();
+    for (i, s) in batch.iter().enumerate() {
+        let alone = model.forward(std::slice::from_ref(s)).unwrap();
+        let d = max_abs_diff(together.sentence(i), alone.sentence(0));
+        assert!(d < 1e-4, "sentence {i}: padding in a batch changed the logits by {d}");
+        assert_eq!(together.sentence(i).len(), s.len() * together.vocab());
+    }
+}
+
+#[test]
+fn translate_keeps_order_and_bounds_the_output_by_the_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    for (decode, batch) in [("greedy", 3), ("beam", 4), ("greedy", 64)] {
+        let cfg = nat_yaml(dir.path(), &tiny_nat(), &format!("  decode: {decode}\n  batch_size: {batch}\n  beam_width: 4\n"));
+        let mut p = NatPipeline::load(&cfg).unwrap();
+        let all = p.translate(&sentences()).unwrap();
+        assert_eq!(all.len(), sentences().len());
+        for (s, t) in sentences().iter().zip(&all) {
+            let one = p.translate_one(s).unwrap();
+            assert_eq!(one.source_tokens, t.source_tokens, "order kept");
+            assert_eq!(one.positions, t.positions);
+            assert!(t.tokens.len() <= t.positions, "CTC output is at most as long as its positions");
+            assert_eq!(t.positions, (2 * t.source_tokens).min(128), "rate 2 from the manifest");
+        }
+    }
+}
+
+#[test]
+fn bad_sentences_are_errors_naming_the_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = NatPipeline::load(&nat_yaml(dir.path(), &tiny_nat(), "")).unwrap();
+    let err = p.translate(&["Fine.".into(), "   ".into()]).unwrap_err();
+    assert!(matches!(&err, Error::InvalidRequest(m) if m.contains("sentence 1") && m.contains("empty")), "{err}");
+    let long = "word ".repeat(400);
+    let err = p.translate(&["Fine.".into(), long]).unwrap_err();
+    assert!(matches!(&err, Error::InvalidRequest(m) if m.contains("sentence 1") && m.contains("128 positions")), "{err}");
+    // nothing was lost: the pipeline still works
+    assert!(p.translate_one("Fine.").is_ok());
+}
+
+#[test]
+fn model_kinds_cannot_be_mixed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    // a decoder model under strategy nat
+    let err = NatPipeline::load(&nat_yaml(dir.path(), &tiny(), "")).err().expect("a decoder is not a CTC NAT model");
+    assert!(err.to_string().contains("kind is `decoder`") && err.to_string().contains("ctc_nat"), "{err}");
+    // a CTC NAT model in a decoder pipeline
+    let cfg = pipeline_yaml(dir.path(), &tiny_nat(), "");
+    let err = Pipeline::load(&cfg).err().expect("a CTC NAT model is not a decoder");
+    assert!(err.to_string().contains("kind is `ctc_nat`") && err.to_string().contains("kind: nat"), "{err}");
+    // a NAT config given to the decoder pipeline type
+    let err = Pipeline::load(&nat_yaml(dir.path(), &tiny_nat(), "")).err().expect("refused");
+    assert!(err.to_string().contains("NatPipeline"), "{err}");
+}
+
+fn copy_model(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+fn edit_manifest(dir: &Path, edit: impl Fn(&mut serde_json::Value)) {
+    let path = dir.join("manifest.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut v);
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn manifests_that_break_the_contract_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("model");
+    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+        ("output `logits`", Box::new(|v| v["graph"]["outputs"][0]["shape"][2] = 999.into())),
+        ("ctc.blank_id", Box::new(|v| v["ctc"]["blank_id"] = 100000.into())),
+        ("input `attention_mask`", Box::new(|v| v["graph"]["inputs"][1]["dtype"] = "float32".into())),
+        ("position_limit", Box::new(|v| v["ctc"]["upsample"]["position_limit"] = 100000.into())),
+        ("mask_insertion", Box::new(|v| v["ctc"]["upsample"]["policy"] = "duplicate".into())),
+    ];
+    for (needle, edit) in cases {
+        let _ = std::fs::remove_dir_all(&m);
+        copy_model(&tiny_nat(), &m);
+        edit_manifest(&m, edit);
+        let err = NatModel::open(&backend(2), &m).err().unwrap_or_else(|| panic!("{needle}: accepted a broken manifest"));
+        assert!(err.to_string().contains(needle), "expected `{needle}` in: {err}");
+    }
+}
+
+#[test]
+fn bad_nat_settings_point_at_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, key, line) in [("  beam_width: 0\n", "strategy.beam_width", 6), ("  rate: 0.5\n", "strategy.rate", 6), ("  batch_size: 0\n", "strategy.batch_size", 6)] {
+        let cfg = nat_yaml(dir.path(), &tiny_nat(), extra);
+        let err = NatPipeline::load(&cfg).err().expect("invalid");
+        let msg = err.to_string();
+        assert!(msg.contains(key) && msg.contains(&format!("nat.yaml:{line}:")), "{msg}");
+    }
+    let cfg = nat_yaml(dir.path(), &tiny_nat(), "  decode: sample\n");
+    let msg = NatPipeline::load(&cfg).err().expect("invalid").to_string();
+    assert!(msg.contains("nat.yaml:") && msg.contains("greedy"), "{msg}");
+}
+
+// ---- the committed English->German model ------------------------------------------------------------------
+
+/// Sentences of the kind the model was trained on (UN documents, reviews, news), with words their German
+/// translation must contain (checked case-insensitively; not exact strings).
+const EXPECTED: &[(&str, &[&str])] = &[];
+
+fn trained_config() -> PathBuf {
+    model_dir("ctc-nat-en-de");
+    model_dir("ar-en-de");
+    root().join("configs/ctc-nat-en-de.yaml")
+}
+
+#[test]
+fn the_trained_model_translates_real_sentences() {
+    let mut p = NatPipeline::load(&trained_config()).unwrap();
+    assert!(!EXPECTED.is_empty());
+    for decode in [CtcDecodeKind::Greedy, CtcDecodeKind::Beam] {
+        p.set_decode(decode);
+        let sources: Vec<String> = EXPECTED.iter().map(|(s, _)| s.to_string()).collect();
+        let out = p.translate(&sources).unwrap();
+        for ((src, words), t) in EXPECTED.iter().zip(&out) {
+            let text = t.text.to_lowercase();
+            for w in *words {
+                assert!(text.contains(&w.to_lowercase()), "{decode:?}: `{src}` -> `{}` lacks `{w}`", t.text);
+            }
+        }
+    }
+}
+
+fn specrt(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_specrt")).args(args).output().expect("specrt runs")
+}
+
+#[test]
+fn cli_translates_each_line_and_runs_the_ar_baseline() {
+    let cfg = trained_config();
+    let (src, words) = EXPECTED[0];
+    let two = format!("{src}\n\n{}\n", EXPECTED[1].0);
+    let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--prompt", &two]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "one line per sentence: {out}");
+    assert!(words.iter().all(|w| lines[0].to_lowercase().contains(&w.to_lowercase())), "{out}");
+    assert!(err.contains("[nat/greedy] 2 sentence(s)"), "{err}");
+    // --json
+    let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--json", "--prompt", src]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["translations"][0]["stats"]["strategy"], "nat");
+    assert_eq!(v["translations"][0]["stats"]["target_calls"], 1);
+    // the AR baseline through the same CLI
+    let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--strategy", "ar", "--prompt", src]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("baseline") && err.contains("[ar]"), "{err}");
+    assert!(words.iter().any(|w| out.to_lowercase().contains(&w.to_lowercase())), "AR baseline: {out}");
+    // sampling does not apply
+    let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--temperature", "0.7", "--prompt", src]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("deterministically"));
+}
