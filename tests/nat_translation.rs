@@ -153,7 +153,14 @@ fn bad_nat_settings_point_at_file_line_and_key() {
 
 /// Sentences of the kind the model was trained on (UN documents, reviews, news), with words their German
 /// translation must contain (checked case-insensitively; not exact strings).
-const EXPECTED: &[(&str, &[&str])] = &[];
+const EXPECTED: &[(&str, &[&str])] = &[
+    ("This film is very good.", &["Film", "sehr gut"]),
+    ("The children are playing in the garden.", &["Kinder", "Garten"]),
+    ("The book was written by a famous author.", &["Buch", "Autor", "geschrieben"]),
+    ("We must protect the environment for our children.", &["Umwelt", "Kinder"]),
+    ("The government has adopted new measures to support small businesses.", &["Regierung", "Maßnahmen", "Unternehmen"]),
+    ("I would like to thank the President.", &["Präsident"]),
+];
 
 fn trained_config() -> PathBuf {
     model_dir("ctc-nat-en-de");
@@ -208,4 +215,46 @@ fn cli_translates_each_line_and_runs_the_ar_baseline() {
     // sampling does not apply
     let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--temperature", "0.7", "--prompt", src]);
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("deterministically"));
+}
+
+#[test]
+fn bench_on_a_nat_pipeline_writes_the_translation_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    // an AR baseline pipeline (any decoder will do for the harness) and a NAT pipeline naming it
+    let baseline = dir.path().join("baseline.yaml");
+    std::fs::write(&baseline, format!("model: {}\nbackend:\n  threads: 2\ngeneration:\n  chat: true\n", tiny().display())).unwrap();
+    let cfg = nat_yaml(dir.path(), &tiny_nat(), "  batch_size: 2\n  beam_width: 3\n  baseline: baseline.yaml\n");
+    let pairs = dir.path().join("pairs.jsonl");
+    let lines: Vec<String> = sentences()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| serde_json::json!({"id": format!("t:{i}"), "en": s, "de": format!("Satz {i} auf Deutsch.")}).to_string())
+        .collect();
+    std::fs::write(&pairs, lines.join("\n")).unwrap();
+    let out = dir.path().join("out");
+    let o = specrt(&[
+        "bench", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "--pairs", pairs.to_str().unwrap(),
+        "--max-new-tokens", "6", "--prompts-per-category", "5",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(v["settings"]["kind"], "nat");
+    assert_eq!(v["settings"]["sentences"], 5);
+    let rows = v["results"].as_array().unwrap();
+    let nat = rows.iter().find(|r| r["strategy"] == "nat").expect("a nat row");
+    for key in ["bleu", "chrf", "ar_bleu", "ar_chrf", "latency_ms_batch1", "ar_latency_ms_batch1", "sentences_per_second_batched"] {
+        assert!(nat[key].as_f64().is_some_and(|x| x.is_finite() && x >= 0.0), "{key}: {}", nat[key]);
+    }
+    for key in ["pipeline", "model", "category", "prompts", "new_tokens", "tokens_per_second", "speedup_vs_ar", "tau", "peak_rss_mb"] {
+        assert!(!nat[key].is_null(), "common field {key} missing");
+    }
+    assert!(nat["latency_ms_batch1"].as_f64().unwrap() > 0.0 && nat["ar_latency_ms_batch1"].as_f64().unwrap() > 0.0);
+    assert!(rows.iter().any(|r| r["strategy"] == "ar"));
+    let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
+    assert_eq!(records.lines().count(), 5);
+    // a NAT pipeline without a baseline cannot be benchmarked: a clear error, not a panic
+    let cfg = nat_yaml(dir.path(), &tiny_nat(), "");
+    let o = specrt(&["bench", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "--pairs", pairs.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("strategy.baseline") && !err.contains("panicked"), "{err}");
 }
