@@ -28,6 +28,7 @@ from onnx import TensorProto, helper
 from .checkpoint_safetensors import read_safetensors
 from .graph_decoder import MS, OPSET, _Graph, save_model
 from .manifest import FORMAT, FORMAT_VERSION, sha256_file
+from .quantize import pack_weight
 
 DEFAULT_TOKENIZER = os.path.join(os.path.dirname(__file__), "trained", "tokenizer-en-de", "tokenizer.json")
 
@@ -66,7 +67,14 @@ def dims_of(w: dict, heads: int) -> dict:
             "max_position_embeddings": int(w["pos.weight"].shape[0]), "rms_norm_eps": 1e-6}
 
 
-def build_graph(w: dict, dims: dict) -> onnx.ModelProto:
+PRECISIONS = ("fp32", "int8")
+
+
+def build_graph(w: dict, dims: dict, precision: str = "fp32") -> onnx.ModelProto:
+    """The encoder graph. precision int8: every projection and the output head as 8-bit MatMulNBits (block 32,
+    round-to-nearest) with int8 activations (accuracy_level 4), the kernels that make the CPU decoders fast."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}")
     g = _Graph()
     eps, H = dims["rms_norm_eps"], dims["num_heads"]
     emb = g.init("embed.weight", w["embed.weight"])
@@ -78,6 +86,13 @@ def build_graph(w: dict, dims: dict) -> onnx.ModelProto:
     mask = g.op("Cast", ["attention_mask"], name="attention_mask/Cast", to=TensorProto.INT32)
 
     def linear(inp, name):
+        if precision == "int8":
+            p = pack_weight(w[name], 8)
+            ins = [inp, g.init(name + ".qweight", p.b), g.init(name + ".scales", p.scales)]
+            if p.zero_points is not None:
+                ins.append(g.init(name + ".zero_points", p.zero_points))
+            return g.op("MatMulNBits", ins, domain=MS, name=name, K=p.k, N=p.n, bits=8, block_size=p.block_size,
+                        accuracy_level=4)
         return g.op("MatMul", [inp, g.init(name + ".T", np.ascontiguousarray(w[name].T))], name=name)
 
     for i in range(dims["num_layers"]):
@@ -96,8 +111,12 @@ def build_graph(w: dict, dims: dict) -> onnx.ModelProto:
         x = g.op("Add", [x, linear(act, p + "down_proj.weight")], name=p + "mlp_residual")
     h = g.op("RMSNormalization", [x, g.init("norm.weight", w["norm.weight"])], name="final_norm", axis=-1,
              epsilon=eps)
-    head = g.init("lm_head.weight.T", np.ascontiguousarray(w["embed.weight"].T))
-    g.op("MatMul", [h, head], name="lm_head", outputs=["logits"])
+    if precision == "int8":
+        w = dict(w, **{"lm_head.weight": w["embed.weight"]})
+        g.op("Identity", [linear(h, "lm_head.weight")], name="logits/Identity", outputs=["logits"])
+    else:
+        head = g.init("lm_head.weight.T", np.ascontiguousarray(w["embed.weight"].T))
+        g.op("MatMul", [h, head], name="lm_head", outputs=["logits"])
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
     graph = helper.make_graph(
         g.nodes, "specrt_ctc_nat",
@@ -139,7 +158,7 @@ def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> 
 
 
 def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: dict, source: dict,
-                   check: bool = True) -> dict:
+                   check: bool = True, precision: str = "fp32") -> dict:
     """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest."""
     from tokenizers import Tokenizer  # the exporter's venv has it (requirements.txt)
 
@@ -154,7 +173,7 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         return i
     if tok.get_vocab_size() != dims["vocab_size"]:
         raise ValueError(f"tokenizer vocab {tok.get_vocab_size()} != embedding rows {dims['vocab_size']}")
-    files = save_model(build_graph(w, dims), out_dir)
+    files = save_model(build_graph(w, dims, precision), out_dir)
     if check:
         from .pipeline import check_model
         check_model(os.path.join(out_dir, files[0]))
@@ -175,7 +194,9 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
                              "length": "L = min(max(round(rate * n), n), position_limit)"},
                 "task": nat.get("task")},
         "chat_template": None,
-        "precision": {"weights": "fp32", "notes": ["fp32 MatMul; trained weights stored as fp16"]},
+        "precision": {"weights": precision, "notes": [
+            "fp32 MatMul; trained weights stored as fp16" if precision == "fp32" else
+            "8-bit MatMulNBits (block 32, round-to-nearest from the fp16 weights), int8 activations (accuracy_level 4)"]},
         "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io},
         "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
     }
@@ -210,7 +231,7 @@ def main_export(a) -> None:
                                                                    "wall_seconds")}}
     if a.rate_override:
         nat["rate"] = a.rate_override
-    export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check)
+    export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check, precision=a.precision)
     print(a.out)
 
 

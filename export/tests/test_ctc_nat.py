@@ -73,3 +73,22 @@ def test_pairs_are_aligned_by_md5_deduplicated_and_split_by_source():
     assert split_of("A cat.") == split_of("A cat.")
     buckets = [split_of(f"sentence {i}") for i in range(5000)]
     assert 0.01 < buckets.count("test") / 5000 < 0.03
+
+
+def test_int8_export_stays_close_to_the_float_model(tmp_path):
+    vocab = _vocab(DEFAULT_TOKENIZER)
+    w = random_weights(vocab=vocab, dim=64, heads=2, ffn=128, layers=2, positions=40, seed=5)
+    dims = dims_of(w, 2)
+    with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
+        tok = f.read()
+    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision="int8")
+    assert man["precision"]["weights"] == "int8"
+    s = ort.InferenceSession(os.path.join(tmp_path, "model.onnx"), providers=["CPUExecutionProvider"])
+    ids = np.random.default_rng(1).integers(0, vocab, (2, 30))
+    mask = np.ones((2, 30), np.int64)
+    got = s.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+    ref = reference_logits(w, dims, ids, mask)
+    # 8-bit weights and int8 activations: close, not equal; the argmax (what greedy CTC reads) mostly agrees
+    rel = np.abs(got - ref).max() / np.abs(ref).max()
+    assert rel < 0.05, rel
+    assert (got.argmax(-1) == ref.argmax(-1)).mean() > 0.9
