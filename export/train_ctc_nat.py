@@ -28,13 +28,14 @@ sources and split, the arguments, steps, pairs seen, the loss curve, dev scores,
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
 import random
 import sys
 import time
+
+from .manifest import sha256_file
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<mask>", "<blank>", "<sep>"]
 PRESETS = {
@@ -52,14 +53,6 @@ def log(msg: str) -> None:
 def read_pairs(path: str) -> list:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f]
-
-
-def sha256_file(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------------------------

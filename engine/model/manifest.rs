@@ -57,8 +57,43 @@ pub struct Manifest {
     pub dir: PathBuf,
 }
 
-fn default_tokenizer() -> String {
+pub(crate) fn default_tokenizer() -> String {
     "tokenizer.json".into()
+}
+
+// -- shared by every model kind's manifest (decoders here, CTC NAT encoders in crate::nat::manifest) ------------
+
+/// `dir/manifest.json`'s path and text.
+pub(crate) fn read_text(dir: &Path) -> Result<(PathBuf, String)> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
+    Ok((path, text))
+}
+
+/// The format name and version this engine reads.
+pub(crate) fn check_format(path: &Path, format: &str, version: u32) -> Result<()> {
+    if format != FORMAT {
+        return Err(Error::model(path, format!("format is `{format}`, expected `{FORMAT}`")));
+    }
+    if version != FORMAT_VERSION {
+        return Err(Error::model(path, format!("format_version {version} is not supported (this engine reads {FORMAT_VERSION}); re-export the model")));
+    }
+    Ok(())
+}
+
+/// Every file the manifest names exists in the folder.
+pub(crate) fn check_files(dir: &Path, files: &[&String]) -> Result<()> {
+    for file in files {
+        if !dir.join(file).is_file() {
+            return Err(Error::model(dir, format!("missing file `{file}` named in manifest.json")));
+        }
+    }
+    Ok(())
+}
+
+/// A short display name for a model folder: its last component.
+pub(crate) fn folder_name(dir: &Path) -> String {
+    dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string())
 }
 
 /// Network dimensions.
@@ -199,8 +234,7 @@ impl Manifest {
         if !dir.is_dir() {
             return Err(Error::model(dir, "not a folder (export one with `python -m export`, see export/README.md)"));
         }
-        let path = dir.join("manifest.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
+        let (path, text) = read_text(dir)?;
         // A model of another kind gets a pointed message instead of "missing field kv_cache".
         if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(&text) {
             if let Some(kind) = obj.get("kind").and_then(|k| k.as_str()).filter(|k| *k != "decoder") {
@@ -209,20 +243,11 @@ impl Manifest {
             }
         }
         let mut m: Manifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid manifest: {e}")))?;
-        if m.format != FORMAT {
-            return Err(Error::model(&path, format!("format is `{}`, expected `{FORMAT}`", m.format)));
-        }
-        if m.format_version != FORMAT_VERSION {
-            return Err(Error::model(&path, format!("format_version {} is not supported (this engine reads {FORMAT_VERSION}); re-export the model", m.format_version)));
-        }
+        check_format(&path, &m.format, m.format_version)?;
         if m.kv_cache.layout != "shared_buffer" {
             return Err(Error::model(&path, format!("kv_cache.layout `{}` is not supported (expected shared_buffer)", m.kv_cache.layout)));
         }
-        for file in [&m.graph.file, &m.tokenizer] {
-            if !dir.join(file).is_file() {
-                return Err(Error::model(dir, format!("missing file `{file}` named in manifest.json")));
-            }
-        }
+        check_files(dir, &[&m.graph.file, &m.tokenizer])?;
         m.dir = dir.to_path_buf();
         Ok(m)
     }
@@ -244,6 +269,6 @@ impl Manifest {
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        self.dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| self.dir.display().to_string())
+        folder_name(&self.dir)
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::manifest::{GraphSpec, FORMAT, FORMAT_VERSION};
+use crate::model::manifest::{self as common, default_tokenizer, GraphSpec};
 
 /// A parsed CTC NAT manifest plus its folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -36,10 +36,6 @@ pub struct NatManifest {
     /// The model folder (filled on load).
     #[serde(skip)]
     pub dir: PathBuf,
-}
-
-fn default_tokenizer() -> String {
-    "tokenizer.json".into()
 }
 
 /// Encoder dimensions.
@@ -84,17 +80,14 @@ pub struct UpsampleSpec {
 impl NatManifest {
     /// Reads `dir/manifest.json` and checks the kind, version, ids and files.
     pub fn load(dir: &Path) -> Result<Self> {
-        let path = dir.join("manifest.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
+        let (path, text) = common::read_text(dir)?;
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid JSON: {e}")))?;
         let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
         if kind != "ctc_nat" {
             return Err(Error::model(&path, format!("kind is `{kind}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")));
         }
         let mut m: NatManifest = serde_json::from_value(value).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
-        if m.format != FORMAT || m.format_version != FORMAT_VERSION {
-            return Err(Error::model(&path, format!("format {} v{} is not {FORMAT} v{FORMAT_VERSION}", m.format, m.format_version)));
-        }
+        common::check_format(&path, &m.format, m.format_version)?;
         let c = &m.ctc;
         if c.upsample.policy != "mask_insertion" {
             return Err(Error::model(&path, format!("ctc.upsample.policy `{}` is not supported (expected mask_insertion)", c.upsample.policy)));
@@ -110,17 +103,13 @@ impl NatManifest {
                 return Err(Error::model(&path, format!("ctc.{name} {id} is outside the vocabulary ({})", m.dims.vocab_size)));
             }
         }
-        for file in [&m.graph.file, &m.tokenizer] {
-            if !dir.join(file).is_file() {
-                return Err(Error::model(dir, format!("missing file `{file}` named in manifest.json")));
-            }
-        }
+        common::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
         m.dir = dir.to_path_buf();
         Ok(m)
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        self.dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| self.dir.display().to_string())
+        common::folder_name(&self.dir)
     }
 }

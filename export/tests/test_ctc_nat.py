@@ -27,18 +27,26 @@ def test_upsampling_matches_the_engine_cases():
     assert upsample_length(5, 2.5, 100) == 13 and upsample_length(3, 2.5, 100) == 8
 
 
-def test_export_matches_the_numpy_reference_with_padding(tmp_path):
+def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32"):
+    """Random 2-layer, 2-head encoder over the en-de tokenizer, exported to `out`: (weights, dims, tokenizer
+    text, manifest, session)."""
     vocab = _vocab(DEFAULT_TOKENIZER)
-    w = random_weights(vocab=vocab, dim=32, heads=2, ffn=48, layers=2, positions=40, seed=3)
+    w = random_weights(vocab=vocab, dim=dim, heads=2, ffn=ffn, layers=2, positions=40, seed=seed)
     dims = dims_of(w, 2)
     with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
         tok = f.read()
-    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"})
+    man = export_ctc_nat(str(out), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision=precision)
+    s = ort.InferenceSession(os.path.join(out, "model.onnx"), providers=["CPUExecutionProvider"])
+    return w, dims, tok, man, s
+
+
+def test_export_matches_the_numpy_reference_with_padding(tmp_path):
+    w, dims, tok, man, s = _random_export(tmp_path, dim=32, ffn=48, seed=3)
+    vocab = dims["vocab_size"]
     assert man["kind"] == "ctc_nat" and man["ctc"]["upsample"]["position_limit"] == 40
     ids_of = json.loads(tok)
     specials = {t["content"]: t["id"] for t in ids_of["added_tokens"]}
     assert man["ctc"]["blank_id"] == specials["<blank>"] and man["ctc"]["mask_id"] == specials["<mask>"]
-    s = ort.InferenceSession(os.path.join(tmp_path, "model.onnx"), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     ids = rng.integers(0, vocab, (3, 21))
     mask = np.ones((3, 21), np.int64)
@@ -76,14 +84,9 @@ def test_pairs_are_aligned_by_md5_deduplicated_and_split_by_source():
 
 
 def test_int8_export_stays_close_to_the_float_model(tmp_path):
-    vocab = _vocab(DEFAULT_TOKENIZER)
-    w = random_weights(vocab=vocab, dim=64, heads=2, ffn=128, layers=2, positions=40, seed=5)
-    dims = dims_of(w, 2)
-    with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
-        tok = f.read()
-    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision="int8")
+    w, dims, _, man, s = _random_export(tmp_path, dim=64, ffn=128, seed=5, precision="int8")
+    vocab = dims["vocab_size"]
     assert man["precision"]["weights"] == "int8"
-    s = ort.InferenceSession(os.path.join(tmp_path, "model.onnx"), providers=["CPUExecutionProvider"])
     ids = np.random.default_rng(1).integers(0, vocab, (2, 30))
     mask = np.ones((2, 30), np.int64)
     got = s.run(None, {"input_ids": ids, "attention_mask": mask})[0]
