@@ -18,24 +18,22 @@ pub struct NatModel {
     backend_seconds: f64,
 }
 
-/// The logits of one batch: `lengths[i]` rows of `vocab` scores for sentence `i`.
+/// The logits of one batch, copied out: the real rows of `vocab` scores of each sentence.
 #[derive(Debug, Clone)]
 pub struct BatchLogits {
-    data: Vec<f32>,
-    positions: usize,
+    rows: Vec<Vec<f32>>,
     vocab: usize,
-    lengths: Vec<usize>,
 }
 
 impl BatchLogits {
     /// Sentences in the batch.
     pub fn len(&self) -> usize {
-        self.lengths.len()
+        self.rows.len()
     }
 
     /// Whether the batch is empty.
     pub fn is_empty(&self) -> bool {
-        self.lengths.is_empty()
+        self.rows.is_empty()
     }
 
     /// Vocabulary size (row width).
@@ -45,8 +43,7 @@ impl BatchLogits {
 
     /// The real (unpadded) rows of sentence `i`, row-major.
     pub fn sentence(&self, i: usize) -> &[f32] {
-        let start = i * self.positions * self.vocab;
-        &self.data[start..start + self.lengths[i] * self.vocab]
+        &self.rows[i]
     }
 }
 
@@ -89,8 +86,16 @@ impl NatModel {
         self.backend_seconds
     }
 
-    /// One forward pass over `batch` (already upsampled sentences, each within the position limit).
+    /// One forward pass over `batch` (already upsampled sentences), logits copied out per sentence.
     pub fn forward(&mut self, batch: &[Vec<u32>]) -> Result<BatchLogits> {
+        let rows = self.forward_with(batch, |_, rows| Ok(rows.to_vec()))?;
+        Ok(BatchLogits { rows, vocab: self.manifest.dims.vocab_size })
+    }
+
+    /// One forward pass over `batch` (already upsampled sentences, each within the position limit), calling
+    /// `each(i, rows)` with sentence `i`'s real rows (`len * vocab` scores) straight from ONNX Runtime's output,
+    /// so decoding never copies [batch, positions, vocab] logits first.
+    pub fn forward_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[f32]) -> Result<R>) -> Result<Vec<R>> {
         let limit = self.manifest.ctc.upsample.position_limit;
         let positions = batch.iter().map(Vec::len).max().unwrap_or(0);
         if batch.is_empty() || positions == 0 {
@@ -114,15 +119,20 @@ impl NatModel {
         let mask = Tensor::from_array((shape, mask)).map_err(backend)?;
         let t0 = Instant::now();
         let outputs = self.session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask]).map_err(backend)?;
+        self.backend_seconds += t0.elapsed().as_secs_f64();
         let (out_shape, data) = outputs["logits"].try_extract_tensor::<f32>().map_err(backend)?;
         let vocab = self.manifest.dims.vocab_size;
         let want = [batch.len() as i64, positions as i64, vocab as i64];
         if out_shape.iter().copied().collect::<Vec<i64>>() != want {
             return Err(Error::Backend(format!("logits came back with shape {out_shape:?}, expected {want:?}")));
         }
-        let data = data.to_vec();
-        drop(outputs);
-        self.backend_seconds += t0.elapsed().as_secs_f64();
-        Ok(BatchLogits { data, positions, vocab, lengths: batch.iter().map(Vec::len).collect() })
+        batch
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = i * positions * vocab;
+                each(i, &data[start..start + s.len() * vocab])
+            })
+            .collect()
     }
 }

@@ -190,22 +190,21 @@ impl NatPipeline {
             let t0 = Instant::now();
             let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prepared[i].1.clone()).collect();
             let before = self.model.backend_seconds();
-            let logits = self.model.forward(&batch)?;
-            let forward = self.model.backend_seconds() - before;
             let blank = self.model.manifest().ctc.blank_id;
-            let mut decoded = Vec::with_capacity(chunk.len());
-            for j in 0..logits.len() {
-                let rows = logits.sentence(j);
-                let (tokens, log_prob) = match self.decode {
-                    CtcDecodeKind::Greedy => (ctc::greedy(rows, logits.vocab(), blank), None),
+            let vocab = self.model.manifest().dims.vocab_size;
+            let (decode, beam_width, beam_top_k, tokenizer) = (self.decode, self.beam_width, self.beam_top_k, &self.tokenizer);
+            let decoded = self.model.forward_with(&batch, |_, rows| {
+                let (tokens, log_prob) = match decode {
+                    CtcDecodeKind::Greedy => (ctc::greedy(rows, vocab, blank), None),
                     CtcDecodeKind::Beam => {
-                        let best = ctc::prefix_beam_search(rows, logits.vocab(), blank, self.beam_width, self.beam_top_k).into_iter().next();
+                        let best = ctc::prefix_beam_search(rows, vocab, blank, beam_width, beam_top_k).into_iter().next();
                         best.map(|h| (h.tokens, Some(h.log_prob))).unwrap_or((Vec::new(), None))
                     }
                 };
-                let text = self.tokenizer.decode(&tokens, true)?;
-                decoded.push((tokens, log_prob, text));
-            }
+                let text = tokenizer.decode(&tokens, true)?;
+                Ok((tokens, log_prob, text))
+            })?;
+            let forward = self.model.backend_seconds() - before;
             let share = t0.elapsed().as_secs_f64() / chunk.len() as f64;
             for (&i, (tokens, log_prob, text)) in chunk.iter().zip(decoded) {
                 results[i] = Some(Translation {
