@@ -1,4 +1,4 @@
-"""CLI: python -m export {gguf,safetensors,tiny,smollm2,ctc-nat,bench} ... (see export/README.md)."""
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,ctc-nat,draft-head,bench} ... (see export/README.md)."""
 from __future__ import annotations
 
 import argparse
@@ -76,6 +76,16 @@ def main(argv=None) -> int:
     p.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
                    help="int8: 8-bit MatMulNBits with int8 activations (faster on CPU, slightly lossy)")
     p.add_argument("--no-check", action="store_true")
+    p = sub.add_parser("draft-head", help="draft head (ctc / medusa / eagle) from the recipe's output "
+                                          "(export/train_draft_head.py) or random, bound to one target")
+    p.add_argument("path", nargs="?", help="recipe output folder (model.safetensors + MANIFEST.json + draft_vocab.json)")
+    p.add_argument("--target", required=True, help="the target model folder the head is bound to")
+    p.add_argument("--out", required=True)
+    p.add_argument("--random", action="store_true", help="random weights (tests)")
+    p.add_argument("--kind", choices=["ctc", "medusa", "eagle"], default=None, help="head kind of --random")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--draft-vocab-size", type=int, default=None, help="--random: draft vocabulary size")
+    p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("bench", help="time greedy decode and k-token forwards of exported folders (interleaved)")
     p.add_argument("paths", nargs="+")
     p.add_argument("--threads", type=int, default=2)
@@ -107,6 +117,10 @@ def main(argv=None) -> int:
 
         a.tokenizer = a.tokenizer or DEFAULT_TOKENIZER
         main_export(a)
+    elif a.cmd == "draft-head":
+        from .graph_draft_head import main_export as draft_head_export
+
+        draft_head_export(a)
     elif a.cmd == "bench":
         from .bench import bench
 

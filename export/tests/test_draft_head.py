@@ -1,0 +1,195 @@
+"""Draft heads (export/graph_draft_head.py): ONNX graph == numpy reference for every kind on random weights,
+manifest fields, the draft vocabulary mapping, CTC label construction, bench exclusion. No torch needed
+(the torch-vs-reference check runs only where torch is importable, i.e. in the training venv)."""
+import json
+import os
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from export import graph_draft_head as gdh
+from export.head_data import BenchFilter, chatml, split_of
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TINY = os.path.join(ROOT, "models", "tiny-fp32")
+
+
+def _session(path):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    return ort.InferenceSession(os.path.join(path, "model.onnx"), so, providers=["CPUExecutionProvider"])
+
+
+def _cfg(kind, H=48, V=300, vd=120):
+    d = dict(gdh.DEFAULTS[kind], hidden_size=H)
+    if kind != "medusa":
+        d["heads"], d["ffn"] = 4, 96
+    vocab = sorted(set(range(0, 2 * vd, 2)) | {0, 1})[:vd]
+    d["draft_vocab_size"] = len(vocab)
+    d["index"] = gdh.draft_index(vocab, V)
+    return d, vocab
+
+
+def _inputs(kind, cfg, rng, V=300, S=5, pad=0):
+    H, W = cfg["hidden_size"], cfg["window"]
+    if kind == "medusa":
+        return {"hidden_states": rng.normal(0, 3, (1, 1, H)).astype(np.float32)}
+    if kind == "ctc":
+        h = rng.normal(0, 3, (1, W, H)).astype(np.float32)
+        m = np.ones((1, W), np.int64)
+        h[:, :pad] = 0
+        m[:, :pad] = 0
+        return {"hidden_states": h, "hidden_mask": m}
+    return {"hidden_states": rng.normal(0, 3, (1, S, H)).astype(np.float32),
+            "input_ids": rng.integers(0, V, (1, S)).astype(np.int64)}
+
+
+@pytest.mark.parametrize("kind", gdh.KINDS)
+def test_graph_matches_reference(kind, tmp_path):
+    V = 300
+    cfg, vocab = _cfg(kind, V=V)
+    rng = np.random.default_rng(1)
+    w = gdh.random_weights(kind, cfg["hidden_size"], len(vocab), cfg["slots"], cfg["window"], cfg.get("ffn", 0), 3)
+    w = {k: (v + rng.normal(0, 0.05, v.shape)).astype(np.float32) for k, v in w.items()}  # not near-identity
+    target = {"source_sha256": "0" * 64, "tokenizer_sha256": "1" * 64, "hidden_size": cfg["hidden_size"],
+              "vocab_size": V}
+    gdh.export_head(str(tmp_path), kind, w, {k: v for k, v in cfg.items() if k not in ("index", "draft_vocab_size")},
+                    vocab, target, {"recipe": "test"}, {"coverage": None})
+    sess = _session(str(tmp_path))
+    cases = [dict(pad=0), dict(pad=3)] if kind == "ctc" else [dict(S=1), dict(S=5), dict(S=cfg["window"])]
+    for case in cases:
+        feeds = _inputs(kind, cfg, rng, V=V, **case)
+        if kind == "eagle":
+            feeds["input_ids"][0, 0] = 1  # an id outside the draft vocabulary -> UNK row
+            feeds["input_ids"][0, -1] = vocab[-1]
+        outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+        ref = gdh.reference(kind, w, cfg, feeds["hidden_states"][0], mask=feeds.get("hidden_mask", [None])[0],
+                            input_ids=feeds.get("input_ids", [None])[0])
+        for name, r in ref.items():
+            got = outs[name][0]
+            assert got.shape == r.shape, (name, got.shape, r.shape)
+            assert np.abs(got - r).max() < 1e-4 * max(1.0, np.abs(r).max()), (kind, case, name, np.abs(got - r).max())
+
+
+def test_ctc_padding_is_ignored(tmp_path):
+    cfg, vocab = _cfg("ctc")
+    w = gdh.random_weights("ctc", cfg["hidden_size"], len(vocab), cfg["slots"], cfg["window"], cfg["ffn"], 0)
+    rng = np.random.default_rng(0)
+    feeds = _inputs("ctc", cfg, rng, pad=5)
+    a = gdh.reference("ctc", w, cfg, feeds["hidden_states"][0], mask=feeds["hidden_mask"][0])["logits"]
+    h = feeds["hidden_states"].copy()
+    h[:, :5] = rng.normal(0, 5, h[:, :5].shape)
+    b = gdh.reference("ctc", w, cfg, h[0], mask=feeds["hidden_mask"][0])["logits"]
+    assert np.abs(a - b).max() < 1e-9
+
+
+def test_eagle_is_causal():
+    cfg, vocab = _cfg("eagle")
+    w = gdh.random_weights("eagle", cfg["hidden_size"], len(vocab), cfg["slots"], cfg["window"], cfg["ffn"], 0)
+    rng = np.random.default_rng(0)
+    f = _inputs("eagle", cfg, rng, S=6)
+    full = gdh.reference("eagle", w, cfg, f["hidden_states"][0], input_ids=f["input_ids"][0])
+    part = gdh.reference("eagle", w, cfg, f["hidden_states"][0, :4], input_ids=f["input_ids"][0, :4])
+    assert np.abs(full["logits"][:4] - part["logits"]).max() < 1e-9
+    assert np.abs(full["features"][:4] - part["features"]).max() < 1e-9
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(TINY, "manifest.json")), reason="make fixtures")
+@pytest.mark.parametrize("kind", gdh.KINDS)
+def test_random_head_for_tiny_target(kind, tmp_path):
+    man = gdh.random_head(TINY, kind, str(tmp_path), seed=0)
+    with open(os.path.join(TINY, "manifest.json")) as f:
+        tm = json.load(f)
+    assert man["format"] == "specrt-model" and man["format_version"] == 1 and man["kind"] == "draft_head"
+    h = man["head"]
+    assert h["kind"] == kind and h["slots"] == gdh.DEFAULTS[kind]["slots"]
+    assert h["window"] == (1 if kind == "medusa" else gdh.DEFAULTS[kind]["window"])
+    assert h["blank_id"] == (h["draft_vocab_size"] if kind == "ctc" else None)
+    t = man["target"]
+    assert t["hidden_size"] == tm["dims"]["hidden_size"] and t["vocab_size"] == tm["dims"]["vocab_size"]
+    assert t["source_sha256"] == gdh.target_source_sha256(tm) and len(t["source_sha256"]) == 64
+    from export.manifest import sha256_file
+    assert t["tokenizer_sha256"] == sha256_file(os.path.join(TINY, "tokenizer.json"))
+    for name, digest in man["files"].items():
+        assert sha256_file(os.path.join(tmp_path, name)) == digest
+    assert set(man["files"]) == {"model.onnx", "model.onnx.data", "draft_vocab.json"}
+    with open(os.path.join(tmp_path, "draft_vocab.json")) as f:
+        vocab = json.load(f)
+    assert len(vocab) == h["draft_vocab_size"] and vocab == sorted(set(vocab)) and {0, 1, 2} <= set(vocab)
+    sess = _session(str(tmp_path))
+    assert [i.name for i in sess.get_inputs()] == [s["name"] for s in man["graph"]["inputs"]]
+    assert [o.name for o in sess.get_outputs()] == [s["name"] for s in man["graph"]["outputs"]]
+    cfg = dict(gdh.DEFAULTS[kind], hidden_size=h.get("hidden_size", t["hidden_size"]))
+    rng = np.random.default_rng(0)
+    cfg["window"] = h["window"]
+    out = sess.run(None, _inputs(kind, cfg, rng, V=t["vocab_size"]))
+    last = out[-1]
+    assert np.isfinite(last).all() and np.abs(last).max() < 1e3
+    width = h["draft_vocab_size"] + (1 if kind == "ctc" else 0)
+    assert last.shape[-1] == width
+
+
+def test_source_sha256_rules():
+    gguf = {"source": {"path": "/a/x.gguf", "format": "gguf", "files": {"x.gguf": "ab" * 32}, "source_num_layers": 30}}
+    assert gdh.target_source_sha256(gguf) == "ab" * 32
+    tiny = {"source": {"format": "tiny-random", "seed": 0, "files": {}, "source_num_layers": 2}}
+    moved = {"source": dict(tiny["source"], path="/elsewhere")}
+    assert gdh.target_source_sha256(tiny) == gdh.target_source_sha256(moved)
+    assert gdh.target_source_sha256(tiny) != gdh.target_source_sha256({"source": dict(tiny["source"], seed=1)})
+
+
+def test_draft_vocab_mapping():
+    argmax = np.array([5, 5, 5, 7, 7, 9, 3, 3, 3, 3, 11])
+    vocab = gdh.build_draft_vocab(argmax, 5, 20)
+    assert vocab == [0, 1, 2, 3, 5]  # stop ids always, then the most frequent (3: 4x, 5: 3x)
+    vocab = gdh.build_draft_vocab(argmax, 6, 20)
+    assert vocab == [0, 1, 2, 3, 5, 7]
+    idx = gdh.draft_index(vocab, 20)
+    assert idx[7] == 5 and idx[9] == -1 and idx[0] == 0
+    assert all(vocab[idx[t]] == t for t in vocab)
+    assert gdh.coverage(np.array([3, 5, 9, 11]), vocab, 20) == 0.5
+
+
+def test_ctc_labels():
+    vocab = [0, 1, 2, 10, 11, 12, 13]
+    idx = gdh.draft_index(vocab, 20)
+    #               position: 0   1   2   3   4   5   6
+    argmax = np.array([10, 11, 12, 13, 10, 11, 12])
+    # at t = 0 the bonus token is argmax[0]; the label is argmax[1..4] as draft ids
+    assert gdh.ctc_labels(argmax, 0, 4, idx) == [idx[11], idx[12], idx[13], idx[10]]
+    assert gdh.ctc_labels(argmax, 3, 4, idx) == [idx[10], idx[11], idx[12]]  # runs off the end
+    assert gdh.ctc_labels(argmax, 6, 4, idx) == []
+    stop = np.array([10, 11, 2, 12, 13])
+    assert gdh.ctc_labels(stop, 0, 4, idx) == [idx[11], idx[2]]  # ends after a stop token (kept)
+    oov = np.array([10, 11, 15, 12])
+    assert gdh.ctc_labels(oov, 0, 4, idx) == [idx[11]]  # 15 is outside the draft vocabulary
+    assert gdh.ctc_min_frames([3, 3, 4]) == 4 and gdh.ctc_min_frames([3, 4, 5]) == 3
+    assert gdh.ctc_collapse([7, 7, 3, 7, 4, 4, 7, 4], blank=7) == [3, 4, 4]
+
+
+def test_bench_prompts_are_excluded():
+    he = 'def has_close_elements(numbers: List[float], threshold: float) -> bool:\n    """ Check if in given list ' \
+         'of numbers, are any two numbers closer to each other than\n    given threshold.\n    """\n'
+    mt = "Compose an engaging travel blog post about a recent trip to Hawaii, highlighting cultural experiences " \
+         "and must-see attractions."
+    f = BenchFilter([he, mt])
+    assert f.is_contaminated("# utils\n" + he + "    return False\n")
+    assert f.is_contaminated(chatml(mt.upper(), "Aloha!"))  # case and whitespace do not hide it
+    assert f.is_contaminated("  ".join(mt.split()))
+    assert not f.is_contaminated(chatml("Write a travel blog post about Hawaii.", "Aloha!"))
+    assert not f.is_contaminated("def close_elements(xs):\n    return sorted(xs)\n")
+
+
+def test_split_is_stable():
+    assert split_of("alpaca_eval/0") == split_of("alpaca_eval/0")
+    share = np.mean([split_of(f"doc/{i}") == "eval" for i in range(4000)])
+    assert 0.03 < share < 0.07
+
+
+def test_torch_matches_reference():
+    torch = pytest.importorskip("torch")  # only in the training venv
+    from export.train_draft_head import parity_random
+    for kind in gdh.KINDS:
+        assert parity_random(kind) < 1e-4, kind
+    del torch
