@@ -411,7 +411,7 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
 # Export
 
 def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target: dict, source: dict,
-                coverage_info: dict, check: bool = True) -> dict:
+                coverage_info: dict, check: bool = True, label_len: int | None = None) -> dict:
     """Write model.onnx (+ .data), draft_vocab.json and manifest.json; returns the manifest."""
     t0 = time.time()
     if kind not in KINDS:
@@ -440,6 +440,8 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
     if kind == "eagle":
         head["rope_theta"] = ROPE_THETA
         head["unk_row"] = vd
+    if kind == "ctc" and label_len:
+        head["label_len"] = int(label_len)
     manifest = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "kind": "draft_head",
         "head": head, "target": target,
@@ -512,6 +514,8 @@ def main_export(a) -> None:
                   "weights_sha256": sha256_file(os.path.join(a.path, "model.safetensors")),
                   "steps": man["training"]["steps_done"], "wall_seconds": man["training"]["wall_seconds"],
                   "offline_eval": man.get("eval")}
-        export_head(a.out, kind, w, cfg, vocab, tgt, source, {"coverage": man["draft_vocab"]["coverage"]},
-                    check=not a.no_check)
+        cov = {k: man["draft_vocab"][k] for k in ("coverage", "coverage_train", "measured_on")
+               if k in man["draft_vocab"]}
+        export_head(a.out, kind, w, cfg, vocab, tgt, source, cov, check=not a.no_check,
+                    label_len=man["head"].get("label_len"))
     print(a.out)

@@ -137,6 +137,8 @@ def test_source_sha256_rules():
     moved = {"source": dict(tiny["source"], path="/elsewhere")}
     assert gdh.target_source_sha256(tiny) == gdh.target_source_sha256(moved)
     assert gdh.target_source_sha256(tiny) != gdh.target_source_sha256({"source": dict(tiny["source"], seed=1)})
+    # pinned: the engine computes the same bytes (sorted keys, no whitespace) for models/tiny-fp32
+    assert gdh.target_source_sha256(tiny) == "43c19a6ed949c012395458a944b960fdfd3fcf4a03cd9d499f3c100351894fc4"
 
 
 def test_draft_vocab_mapping():

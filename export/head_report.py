@@ -1,0 +1,146 @@
+"""Figures for docs/HEADS.md: head-call timings vs one target decode step, and the training curves.
+
+    python -m export.head_report time --target models/smollm2-135m-instruct-int4 HEAD_DIR... [--json OUT]
+    python -m export.head_report plot export/trained/smollm2-*-head --out docs/heads_training.png
+
+`time`: onnxruntime 1.31.1 CPU, one session per (model, thread count), models interleaved round by round; a head
+call is what the engine runs once per draft (ctc, medusa: one call per round; eagle: one call per depth, timed
+at S = 1 and at S = window, its largest input); the target step is one single-token decode at context 256 with
+the shared KV buffer (export/ort_runner.py, as the engine runs it). Median and best of the rounds.
+`plot`: loss curves from the heads' MANIFEST.json (matplotlib, .venv).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def _session(path, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(os.path.join(path, "model.onnx"), so, providers=["CPUExecutionProvider"])
+
+
+def _feeds(man, S=None):
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for i in man["graph"]["inputs"]:
+        shape = [S if d == "seq" else d for d in i["shape"]]
+        if i["dtype"] == "float32":
+            feeds[i["name"]] = rng.normal(0, 1, shape).astype(np.float32)
+        elif i["name"] == "hidden_mask":
+            feeds[i["name"]] = np.ones(shape, np.int64)
+        else:
+            feeds[i["name"]] = rng.integers(3, 1000, shape).astype(np.int64)
+    return feeds
+
+
+def time_heads(target: str, heads: list, threads=(1, 2), reps: int = 50, rounds: int = 5) -> dict:
+    from .ort_runner import OrtDecoder
+    out = {"load_avg_start": os.getloadavg()[0], "threads": {}}
+    for th in threads:
+        dec = OrtDecoder(target, capacity=300, threads=th)
+        ctx = [int(t) for t in np.random.default_rng(0).integers(3, 5000, 256)]
+        dec.forward(ctx, np.arange(256), 0, logits_indices=[255])
+        cases = []
+        for h in heads:
+            with open(os.path.join(h, "manifest.json")) as f:
+                man = json.load(f)
+            sess = _session(h, th)
+            sizes = [None] if man["head"]["kind"] != "eagle" else [1, man["head"]["window"]]
+            for S in sizes:
+                cases.append((f"{man['head']['kind']}" + (f" S={S}" if S else ""), sess, _feeds(man, S)))
+        res = {name: [] for name, _, _ in cases}
+        res["target decode step"] = []
+        for name, sess, feeds in cases:
+            for _ in range(5):
+                sess.run(None, feeds)
+        for _ in range(rounds):
+            ts = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                dec.forward([7], [256], 256, logits_indices=[0])
+                ts.append(time.perf_counter() - t0)
+            res["target decode step"].append(float(np.median(ts)))
+            for name, sess, feeds in cases:
+                ts = []
+                for _ in range(reps):
+                    t0 = time.perf_counter()
+                    sess.run(None, feeds)
+                    ts.append(time.perf_counter() - t0)
+                res[name].append(float(np.median(ts)))
+        step = float(np.median(res["target decode step"]))
+        out["threads"][th] = {k: {"ms_median": round(1000 * float(np.median(v)), 3),
+                                  "ms_best": round(1000 * float(np.min(v)), 3),
+                                  "share_of_target_step": round(float(np.median(v)) / step, 3)}
+                              for k, v in res.items()}
+        print(f"[head-report] threads {th}: {json.dumps(out['threads'][th])}", file=sys.stderr, flush=True)
+    out["load_avg_end"] = os.getloadavg()[0]
+    return out
+
+
+def plot(folders: list, out: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(folders), figsize=(5 * len(folders), 3.6))
+    axes = np.atleast_1d(axes)
+    for ax, d in zip(axes, folders):
+        with open(os.path.join(d, "MANIFEST.json")) as f:
+            man = json.load(f)
+        c = man["loss_curve"]
+        x = [p["seconds"] / 60 for p in c]
+        ax.plot(x, [p["loss"] for p in c], label="loss (optimised)")
+        if man["head"]["kind"] == "eagle":
+            ax.plot(x, [p["parts"][0] for p in c], label="feature SmoothL1", alpha=0.7)
+            ax.plot(x, [p["parts"][1] for p in c], label="soft CE", alpha=0.7)
+        if man["head"]["kind"] == "medusa":
+            for j in range(len(c[0]["parts"])):
+                ax.plot(x, [p["parts"][j] for p in c], label=f"CE depth {j + 2 - 1}", alpha=0.5, lw=0.8)
+        ev = man["eval"]["cumulative"]
+        ax.set_title(f"{man['head']['kind']}: {man['training']['steps_done']} steps; held-out chain accept "
+                     + "/".join(f"{v:.2f}" for v in ev), fontsize=8)
+        ax.set_xlabel("minutes (1 thread)")
+        ax.set_yscale("log")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("time")
+    t.add_argument("heads", nargs="+")
+    t.add_argument("--target", required=True)
+    t.add_argument("--threads", default="1,2")
+    t.add_argument("--reps", type=int, default=50)
+    t.add_argument("--rounds", type=int, default=5)
+    t.add_argument("--json", default=None)
+    p = sub.add_parser("plot")
+    p.add_argument("folders", nargs="+")
+    p.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    if a.cmd == "plot":
+        plot(a.folders, a.out)
+        return 0
+    res = time_heads(a.target, a.heads, tuple(int(x) for x in a.threads.split(",")), a.reps, a.rounds)
+    s = json.dumps(res, indent=2)
+    print(s)
+    if a.json:
+        with open(a.json, "w") as f:
+            f.write(s + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
