@@ -195,3 +195,39 @@ def test_torch_matches_reference():
     for kind in gdh.KINDS:
         assert parity_random(kind) < 1e-4, kind
     del torch
+
+
+SMOL = os.path.join(ROOT, "models", "smollm2-135m-instruct-int4")
+
+
+@pytest.mark.smollm2
+@pytest.mark.parametrize("kind", gdh.KINDS)
+def test_trained_head_exports_and_matches_reference(kind, tmp_path):
+    """The committed recipe output exports with .venv only, binds to the int4 target, and the graph equals the
+    numpy reference on the trained weights."""
+    folder = os.path.join(ROOT, "export", "trained", f"smollm2-{kind}-head")
+    if not os.path.exists(os.path.join(folder, "MANIFEST.json")):
+        pytest.skip(f"{folder} not trained yet")
+    if not os.path.exists(os.path.join(SMOL, "manifest.json")):
+        if os.environ.get("SPECRT_REQUIRE_REAL"):
+            pytest.fail("make fixtures")
+        pytest.skip("make fixtures")
+
+    class A:
+        path, target, out, random, no_check = folder, SMOL, str(tmp_path), False, False
+    gdh.main_export(A)
+    with open(os.path.join(tmp_path, "manifest.json")) as f:
+        man = json.load(f)
+    _, w, cfg, vocab, rec = gdh.read_trained(folder)
+    assert man["target"] == gdh.read_target(SMOL) == rec["target"]
+    assert man["head"]["draft_vocab_size"] == len(vocab) and man["draft_vocab"]["coverage"] > 0.8
+    cfg["index"] = gdh.draft_index(vocab, man["target"]["vocab_size"])
+    cfg["draft_vocab_size"] = len(vocab)
+    rng = np.random.default_rng(0)
+    feeds = _inputs(kind, cfg, rng, V=man["target"]["vocab_size"], S=6, pad=2)
+    sess = _session(str(tmp_path))
+    outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    ref = gdh.reference(kind, w, cfg, feeds["hidden_states"][0], mask=feeds.get("hidden_mask", [None])[0],
+                        input_ids=feeds.get("input_ids", [None])[0])
+    for name, r in ref.items():
+        assert np.abs(outs[name][0] - r).max() < 1e-4 * max(1.0, np.abs(r).max()), name
