@@ -67,6 +67,17 @@ pub enum Error {
     /// A request that is invalid on its own (bad sampling values, empty prompt, ...).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
+    /// A value outside its allowed range or set, named by its key (`temperature`, `strategy.window.k`, ...).
+    #[error("invalid request: {key} {message}")]
+    InvalidValue {
+        /// The key (or dotted key path) at fault.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An invariant of the engine itself was broken: a bug, never the caller's input.
+    #[error("internal error (please report): {0}")]
+    Internal(String),
     /// The caller cancelled the generation.
     #[error("generation cancelled")]
     Cancelled,

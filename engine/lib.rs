@@ -2,7 +2,8 @@
 //!
 //! The layers, each pointing one way: interfaces (CLI, C ABI, server) -> [`Pipeline`] (a YAML file, loaded) ->
 //! [`strategy`] (how tokens are decided) -> [`model`] (a decoder with its KV cache, masks, positions) ->
-//! [`backend`] (ONNX Runtime today). A strategy never knows which backend runs it.
+//! [`backend`] (ONNX Runtime today) -> [`contract`] (the manifests every layer reads). A strategy never knows
+//! which backend runs it; `scripts/check_layers.py` keeps the folders free of import cycles.
 //!
 //! ```no_run
 //! use specrt::{GenerationRequest, Pipeline};
@@ -18,6 +19,7 @@
 pub mod backend;
 pub mod bench;
 pub mod config;
+pub mod contract;
 pub mod error;
 pub mod ffi;
 pub mod generate;

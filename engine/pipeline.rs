@@ -6,11 +6,13 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use crate::backend::onnxruntime::OnnxRuntime;
+use std::sync::Arc;
+
+use crate::backend::{self, Backend};
 use crate::config::{self, LoadedConfig, PipelineConfig, StrategyConfig};
 use crate::error::{Error, Result};
 use crate::generate::{GenerationRequest, Output, OutputSink, Prompt};
-use crate::model::LanguageModel;
+use crate::model::{BatchInvariance, LanguageModel, ModelLoader};
 use crate::sampling::{Sampler, SamplingParams};
 use crate::stats::Stats;
 use crate::strategy::{self, DecodeContext, Strategy};
@@ -20,8 +22,11 @@ use crate::text::{chat_template, ChatMessage, ChatTemplate, Tokenizer};
 pub struct Pipeline {
     name: String,
     config: PipelineConfig,
-    backend: OnnxRuntime,
+    backend: Arc<dyn Backend>,
+    loader: ModelLoader,
     target: LanguageModel,
+    /// How the target runs for lossless verification (`None` for strategies that never verify in batches).
+    numerics: Option<BatchInvariance>,
     tokenizer: Tokenizer,
     template: ChatTemplate,
     stop_ids: Vec<u32>,
@@ -56,8 +61,9 @@ impl Pipeline {
                     .into(),
             });
         }
-        let backend = OnnxRuntime::new(&config.backend)?;
-        let target = LanguageModel::open(&backend, &config.model, config.context_length)?;
+        let backend = backend::open(&config.backend)?;
+        let target = LanguageModel::open(&*backend, &config.model, config.context_length)?;
+        let loader = ModelLoader::new(backend.clone(), target.capacity());
         let manifest = target.manifest();
         let tokenizer = Tokenizer::load(&manifest.dir.join(&manifest.tokenizer))?;
         if tokenizer.vocab_size() > manifest.dims.vocab_size {
@@ -76,22 +82,55 @@ impl Pipeline {
         stop_ids.extend(manifest.tokens.eos_id);
         stop_ids.sort_unstable();
         stop_ids.dedup();
-        let mut target = target;
-        configure_batch_invariance(&config.strategy, &mut target);
-        let strategy = strategy::build(&config.strategy, &backend, target.manifest(), target.capacity())?;
-        Ok(Pipeline { name, config, backend, target, tokenizer, template, stop_ids, strategy })
+        let strategy = strategy::build(&config.strategy, &loader, target.manifest())?;
+        let mut pipeline =
+            Pipeline { name, config, backend, loader, target, numerics: None, tokenizer, template, stop_ids, strategy };
+        pipeline.prepare_strategy()?;
+        Ok(pipeline)
+    }
+
+    /// Load-time work of the current strategy: the batch-invariance probe for strategies that verify several
+    /// tokens per pass (docs/DESIGN.md "Losslessness and batch invariance"), then the strategy's own `prepare`.
+    fn prepare_strategy(&mut self) -> Result<()> {
+        if self.strategy.verifies_in_batches() {
+            match self.target.ensure_batch_invariance() {
+                Ok(mode) => self.numerics = Some(mode),
+                Err(e) if self.allows_lossy() => {
+                    // The user accepted a lossy pipeline: run padded (closest to decode numerics) and say so.
+                    eprintln!("warning: {e}; running anyway (allow_lossy)");
+                    self.target.set_batch_invariant(true);
+                    self.numerics = Some(BatchInvariance::Padded);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.target.reset();
+        let prepared = self.strategy.prepare(&mut self.target);
+        self.target.reset();
+        prepared
+    }
+
+    fn allows_lossy(&self) -> bool {
+        matches!(
+            self.config.strategy,
+            StrategyConfig::Speculative { allow_lossy: true, .. } | StrategyConfig::Hsddw { allow_lossy: true, .. }
+        )
+    }
+
+    /// How the target runs so verification equals decoding: `native` (unpadded one-token steps already match),
+    /// `padded` (one-token steps run as two-row passes), or `None` for a strategy that never verifies in batches
+    /// and so runs the fastest unpadded path.
+    pub fn numerics(&self) -> Option<BatchInvariance> {
+        self.numerics
     }
 
     /// Replaces the strategy, keeping the loaded target (e.g. `--strategy ar` to compare with plain AR).
     pub fn set_strategy(&mut self, config: StrategyConfig) -> Result<()> {
         // An override to plain AR keeps the pipeline's numerics (so its output is the reference for the
-        // pipeline's own strategy); switching to a speculative strategy turns padding on where needed.
-        if matches!(config, StrategyConfig::Speculative { .. } | StrategyConfig::Hsddw { .. }) {
-            configure_batch_invariance(&config, &mut self.target);
-        }
-        self.strategy = strategy::build(&config, &self.backend, self.target.manifest(), self.target.capacity())?;
+        // pipeline's own strategy); switching to a speculative strategy probes and pads where needed.
+        self.strategy = strategy::build(&config, &self.loader, self.target.manifest())?;
         self.config.strategy = config;
-        Ok(())
+        self.prepare_strategy()
     }
 
     /// The pipeline's name.
@@ -174,12 +213,8 @@ impl Pipeline {
             seed: request.seed.unwrap_or(g.seed),
         };
         config::schema::check_sampling(p.temperature, p.top_p, p.min_p, p.repetition_penalty)
-            .map_err(|(key, msg)| Error::InvalidRequest(format!("{key} {msg}")))?;
-        let allow_lossy = matches!(
-            self.config.strategy,
-            StrategyConfig::Speculative { allow_lossy: true, .. } | StrategyConfig::Hsddw { allow_lossy: true, .. }
-        );
-        if !p.is_greedy() && !self.strategy.exact_under_sampling() && !allow_lossy {
+            .map_err(|(key, message)| Error::InvalidValue { key: key.to_string(), message: message.to_string() })?;
+        if !p.is_greedy() && !self.strategy.exact_under_sampling() && !self.allows_lossy() {
             return Err(Error::InvalidRequest(format!(
                 "strategy `{}` is only lossless with greedy decoding (temperature 0); set strategy.allow_lossy: true to sample anyway",
                 self.strategy.name()
@@ -212,14 +247,14 @@ impl Pipeline {
         }
         let max_tokens = request.max_tokens.unwrap_or(self.config.generation.max_tokens);
         if max_tokens == 0 {
-            return Err(Error::InvalidRequest("max_tokens must be at least 1".into()));
+            return Err(Error::InvalidValue { key: "max_tokens".into(), message: "must be at least 1".into() });
         }
         let stop_strings = match &request.stop {
             Some(s) => s.clone(),
             None => self.config.generation.stop.clone(),
         };
         if stop_strings.iter().any(String::is_empty) {
-            return Err(Error::InvalidRequest("stop strings must not be empty".into()));
+            return Err(Error::InvalidValue { key: "stop".into(), message: "strings must not be empty".into() });
         }
         let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), ..Default::default() };
         let mut sampler = Sampler::new(params);
@@ -248,13 +283,4 @@ impl Pipeline {
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }
-}
-
-/// Speculative strategies promise AR's greedy output, which needs a target whose multi-token verification pass
-/// computes exactly the logits of one-token steps. Targets whose kernels are not batch-invariant (int8
-/// activations) get padded one-token steps; the AR baseline of the same pipeline then runs the same way, so
-/// `--strategy ar` reproduces the speculative output token for token.
-fn configure_batch_invariance(strategy: &StrategyConfig, target: &mut LanguageModel) {
-    let speculative = matches!(strategy, StrategyConfig::Speculative { .. } | StrategyConfig::Hsddw { .. });
-    target.set_batch_invariant(speculative && target.needs_padding_for_batch_invariance());
 }

@@ -1,5 +1,5 @@
 //! Generation statistics, one struct for every strategy and every interface (CLI summary, `--json`, C ABI
-//! getters, server metrics, benchmark JSON). Names follow Spec-Bench (see docs/METHODS vocabulary): `tau` counts
+//! getters, server metrics, benchmark JSON). Names follow Spec-Bench (see docs/METHODS.md section 1): `tau` counts
 //! tokens committed per target call including the bonus token, so plain AR has tau = 1.00.
 
 use serde::Serialize;

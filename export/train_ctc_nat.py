@@ -1,6 +1,6 @@
 """Training recipe: a CTC non-autoregressive (NAT) English->German translator and its autoregressive baseline.
 
-CTCPMLM-style (METHODS.md section 5): a bidirectional encoder reads the source upsampled by MASK insertion (rate r:
+CTCPMLM-style (docs/METHODS.md section 5): a bidirectional encoder reads the source upsampled by MASK insertion (rate r:
 every source token is followed by r-1 <mask> tokens, fractional rates spread the masks evenly, the length is
 clipped to the position limit) and predicts, at every position, a target token or <blank>; CTC loss marginalises
 over alignments; greedy decoding = argmax, merge repeats, drop blanks. The AR baseline (`--model ar`) is a

@@ -46,7 +46,7 @@ fn tiny_pipeline(extra: &str) -> (tempfile::TempDir, Pipeline) {
     let dir = tempfile::tempdir().unwrap();
     // The cost model caches its curve; keep the tests' cache out of the user's home.
     std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
-    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 512\n{extra}"));
+    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 512\n{SPECULATIVE_YAML}{extra}"));
     (dir, Pipeline::load(&cfg).unwrap())
 }
 
@@ -147,8 +147,9 @@ fn stop_tokens_inside_accepted_drafts_end_where_ar_ends() {
         let e = e.unwrap();
         std::fs::copy(e.path(), model.join(e.file_name())).unwrap();
     }
-    let cfg = pipeline_yaml(dir.path(), &tiny(), "");
+    let cfg = pipeline_yaml(dir.path(), &tiny(), SPECULATIVE_YAML);
     let mut ar = Pipeline::load(&cfg).unwrap();
+    ar.set_strategy(StrategyConfig::Ar {}).unwrap();
     let prompt = prompts(1, 5).remove(0);
     let full = ar.generate(&greedy_request(&prompt, 60), &mut |_| true).unwrap();
     let stop_id = full.tokens[25];
@@ -156,8 +157,9 @@ fn stop_tokens_inside_accepted_drafts_end_where_ar_ends() {
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     v["tokens"]["stop_ids"] = serde_json::json!([stop_id]);
     std::fs::write(&path, v.to_string()).unwrap();
-    let cfg = pipeline_yaml(dir.path(), &model, "");
+    let cfg = pipeline_yaml(dir.path(), &model, SPECULATIVE_YAML);
     let mut p = Pipeline::load(&cfg).unwrap();
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let mut req = greedy_request(&prompt, 60);
     req.ignore_eos = false;
     let ar_out = p.generate(&req, &mut |_| true).unwrap();
@@ -173,12 +175,15 @@ fn stop_tokens_inside_accepted_drafts_end_where_ar_ends() {
 
 #[test]
 fn kv_cache_after_speculative_decoding_equals_a_fresh_ar_cache() {
-    let backend = backend(2);
+    let loader = specrt::model::ModelLoader::new(std::sync::Arc::new(backend(2)), 512);
     let tok = specrt::text::Tokenizer::load(&tiny().join("tokenizer.json")).unwrap();
     for (name, drafter) in drafters() {
         for policy in POLICIES {
-            let mut target = specrt::model::LanguageModel::open(&backend, &tiny(), Some(512)).unwrap();
-            let mut strat = specrt::strategy::build(&strategy(&drafter, policy, 5), &backend, target.manifest(), 512).unwrap();
+            let mut target = loader.open(&tiny()).unwrap();
+            target.ensure_batch_invariance().unwrap();
+            let mut strat = specrt::strategy::build(&strategy(&drafter, policy, 5), &loader, target.manifest()).unwrap();
+            strat.prepare(&mut target).unwrap();
+            target.reset();
             let prompt = prompts(1, 3).remove(0);
             let mut sampler = Sampler::new(SamplingParams::default());
             let mut stats = Stats::default();
@@ -191,10 +196,10 @@ fn kv_cache_after_speculative_decoding_equals_a_fresh_ar_cache() {
             let mut committed = prompt.clone();
             committed.extend_from_slice(&output[..output.len() - 1]);
             assert_eq!(target.len(), committed.len(), "{name}/{policy:?}: committed length");
-            let kv = target.read_kv();
+            let kv = target.read_kv().expect("the ONNX Runtime decoder shows its KV cache");
             target.reset();
             target.append(&committed).unwrap();
-            let fresh = target.read_kv();
+            let fresh = target.read_kv().expect("the ONNX Runtime decoder shows its KV cache");
             let diff = max_abs_diff(&kv, &fresh);
             assert!(diff < 1e-4, "{name}/{policy:?}: KV differs by {diff}");
         }
@@ -238,44 +243,115 @@ fn exact_acceptance_keeps_the_target_distribution_and_a_biased_rule_is_caught() 
     assert!(pv < ALPHA, "the biased rule went unnoticed: chi2 {stat:.1} (dof {dof}), p-value {pv:.2e}");
 }
 
-#[test]
-fn speculative_sampling_matches_ar_sampling_on_a_tiny_model() {
-    // top_k = 8 keeps the support small so a chi-square test over the generated tokens has power.
-    let (_d, mut p) = tiny_pipeline("");
-    let prompt = vec![10u32, 20, 30, 40, 50];
-    let runs = 1500;
-    let sample = |p: &mut Pipeline, seed: u64| -> Vec<u32> {
-        let req = GenerationRequest {
-            prompt: Some(Prompt::Tokens(prompt.clone())),
-            max_tokens: Some(3),
-            temperature: Some(1.0),
-            top_k: Some(8),
-            seed: Some(seed),
-            ignore_eos: true,
-            ..Default::default()
-        };
-        p.generate(&req, &mut |_| true).unwrap().tokens
-    };
-    let count = |p: &mut Pipeline, offset: u64| {
-        let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); 3];
-        for s in 0..runs {
-            for (i, t) in sample(p, offset + s).into_iter().enumerate() {
-                *by_pos[i].entry(t).or_default() += 1;
-            }
+/// Tokens per sampled generation in the end-to-end distribution tests: long enough that drafts of k >= 2 are
+/// verified and accepted many times per run (the first token comes from the prefill in every strategy).
+const CHAIN: usize = 12;
+
+/// Per-position token counts (positions 1..CHAIN) and the joint counts of positions (1, 2) as one category.
+type Law = (Vec<HashMap<u32, usize>>, HashMap<u32, usize>);
+
+fn sampled_law(generate: &mut dyn FnMut(u64) -> (Vec<u32>, Stats), runs: u64, offset: u64, drafted: &mut usize) -> Law {
+    let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); CHAIN];
+    let mut pairs = HashMap::new();
+    for s in 0..runs {
+        let (tokens, stats) = generate(offset + s);
+        assert_eq!(tokens.len(), CHAIN);
+        *drafted += stats.drafted;
+        for (i, &t) in tokens.iter().enumerate() {
+            *by_pos[i].entry(t).or_default() += 1;
         }
-        by_pos
-    };
-    p.set_strategy(StrategyConfig::Ar {}).unwrap();
-    let ar = count(&mut p, 0);
-    for (name, drafter) in drafters().into_iter().take(3) {
-        p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 2)).unwrap();
-        let sp = count(&mut p, 1_000_000);
-        // Tokens 2 and 3 are decided by speculative acceptance (token 1 comes from the prefill in both).
-        for pos in 1..3 {
-            let (stat, dof, pv) = chi2_two_sample(&ar[pos], &sp[pos]);
-            assert!(pv > ALPHA, "{name}: token {} distribution differs from AR: chi2 {stat:.1} (dof {dof}), p {pv:.2e}", pos + 1);
-        }
+        *pairs.entry(tokens[1] * 1000 + tokens[2]).or_default() += 1;
     }
+    (by_pos, pairs)
+}
+
+/// The smallest p-value over the per-position tests (positions 1..CHAIN) and the joint (1, 2) test, with the
+/// number of tests for a Bonferroni correction.
+fn min_p_value(a: &Law, b: &Law) -> (f64, usize) {
+    let mut worst = chi2_two_sample(&a.1, &b.1).2;
+    for pos in 1..CHAIN {
+        worst = worst.min(chi2_two_sample(&a.0[pos], &b.0[pos]).2);
+    }
+    (worst, CHAIN)
+}
+
+fn sampled_request(prompt: &[u32], seed: u64) -> GenerationRequest {
+    GenerationRequest {
+        prompt: Some(Prompt::Tokens(prompt.to_vec())),
+        max_tokens: Some(CHAIN),
+        temperature: Some(1.0),
+        // top_k = 8 keeps the support small so the chi-square tests have power.
+        top_k: Some(8),
+        seed: Some(seed),
+        ignore_eos: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn speculative_sampling_matches_ar_sampling_over_long_chains() {
+    let (_d, mut p) = tiny_pipeline("");
+    // Repeats give the n-gram drafter matches to draft from.
+    let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
+    let runs = 1500;
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let mut none = 0;
+    let ar = sampled_law(&mut |seed| {
+        let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+        (o.tokens, o.stats)
+    }, runs, 0, &mut none);
+    for (name, drafter) in drafters().into_iter().take(3) {
+        p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 3)).unwrap();
+        let mut drafted = 0;
+        let sp = sampled_law(&mut |seed| {
+            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+            (o.tokens, o.stats)
+        }, runs, 1_000_000, &mut drafted);
+        assert!(drafted as u64 > runs, "{name}: drafted only {drafted} tokens over {runs} runs");
+        let (pv, tests) = min_p_value(&ar, &sp);
+        assert!(pv > ALPHA / tests as f64, "{name}: a token distribution differs from AR (min p {pv:.2e} over {tests} tests)");
+    }
+}
+
+#[test]
+fn end_to_end_sampling_test_catches_a_biased_residual() {
+    // Negative control for the test above: the same harness must reject the reference-code rule (replacement
+    // drawn from p instead of the residual) with the layer-skip drafter, whose q overlaps p only partly (an unrelated
+    // model's q barely overlaps p, so replacements from p are then nearly exact and nothing can be detected).
+    let (_d, mut p) = tiny_pipeline("");
+    let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
+    let runs = 1500;
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let mut none = 0;
+    let ar = sampled_law(&mut |seed| {
+        let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+        (o.tokens, o.stats)
+    }, runs, 0, &mut none);
+    let loader = specrt::model::ModelLoader::new(std::sync::Arc::new(backend(2)), 512);
+    let mut target = loader.open(&tiny()).unwrap();
+    target.ensure_batch_invariance().unwrap();
+    let draft = loader.open(&model_dir("tiny-fp32-skip1")).unwrap();
+    let mut biased = specrt::strategy::speculative::Speculative::new(
+        Box::new(specrt::strategy::speculative::draft_model::DraftModel::new(draft, false, target.manifest())),
+        specrt::strategy::speculative::window::build(&WindowConfig { k: 3, ..Default::default() }),
+    )
+    .with_residual_rule(ResidualRule::BiasedFromTarget);
+    let tok = specrt::text::Tokenizer::load(&tiny().join("tokenizer.json")).unwrap();
+    let mut drafted = 0;
+    let bad = sampled_law(&mut |seed| {
+        let params = SamplingParams { temperature: 1.0, top_k: 8, seed, ..Default::default() };
+        let mut sampler = Sampler::new(params);
+        let mut stats = Stats::default();
+        let mut on_text = |_: &str| true;
+        let mut sink = OutputSink::new(&tok, &[], &[], CHAIN, &mut on_text, None);
+        target.reset();
+        let mut ctx = DecodeContext { target: &mut target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
+        biased.generate(&mut ctx).unwrap();
+        (sink.tokens().to_vec(), stats)
+    }, runs, 2_000_000, &mut drafted);
+    assert!(drafted > 0);
+    let (pv, tests) = min_p_value(&ar, &bad);
+    assert!(pv < ALPHA / tests as f64, "the biased rule went unnoticed end to end (min p {pv:.2e} over {tests} tests)");
 }
 
 #[test]

@@ -1,48 +1,54 @@
 //! Backends run exported graphs. A strategy never sees a backend: it drives a
-//! [`crate::model::LanguageModel`], which drives a [`DecoderGraph`] that a [`Backend`] opened.
+//! [`crate::model::LanguageModel`], which drives a [`DecoderGraph`] that a [`Backend`] opened; the CTC NAT
+//! pipeline drives an [`EncoderGraph`] the same way.
 //!
-//! Today's backend is ONNX Runtime ([`onnxruntime`]) with the CPU provider by default and the CUDA / TensorRT
-//! providers behind cargo features. A native TensorRT backend will implement the same two traits.
+//! The backend OWNS every buffer a pass touches: the KV cache (one region per layer, addressed by slot), the
+//! step's input staging ([`StepInputs`]) and the outputs (logits, hidden states). The CPU backend binds all of
+//! them to ONNX Runtime without a copy (the KV buffer is bound as both past and present); a device backend keeps
+//! the KV cache and the outputs in device memory, uploads the small step inputs, and reads back only the logits
+//! rows asked for. The model layer addresses the cache through [`DecoderGraph`]: append (a pass at `past_len`),
+//! rollback (a smaller `past_len` next time: O(1)), accepted-path compaction ([`DecoderGraph::compact_kv`]).
+//!
+//! Adding a backend is one folder here plus one arm in [`open`].
 
 pub mod onnxruntime;
 
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::{BackendConfig, BackendKind};
+use crate::contract::{GraphSpec, Manifest};
 use crate::error::Result;
-use crate::model::Manifest;
 
-/// One forward pass over `S` new tokens on top of `past_len` cached ones.
-#[derive(Debug, Clone, Copy)]
-pub struct ForwardInputs<'a> {
+/// The host-side inputs of one decoder pass over `S` new tokens, staged in buffers the graph owns (grown on
+/// demand, then reused: steady-state steps allocate nothing). The model layer fills them, then calls
+/// [`DecoderGraph::run`].
+#[derive(Debug, Default, Clone)]
+pub struct StepInputs {
     /// The S new token ids.
-    pub input_ids: &'a [i64],
+    pub input_ids: Vec<i64>,
     /// Their rotary positions (explicit, so trees and SPACE groups can share a position).
-    pub position_ids: &'a [i64],
-    /// Cached tokens (KV slots 0..past_len) the new ones attend to; new K/V go to slots past_len..past_len+S.
-    pub past_len: usize,
+    pub position_ids: Vec<i64>,
     /// Additive attention bias, row-major `[S, past_len + S]` (0 = visible, -1e9 = hidden).
-    pub attention_bias: &'a [f32],
+    pub attention_bias: Vec<f32>,
     /// Which of the S new positions get logits (indices into 0..S, ascending).
-    pub logits_rows: &'a [i64],
+    pub logits_rows: Vec<i64>,
 }
 
-/// What a forward pass returns; borrowed from buffers the graph reuses across calls.
-#[derive(Debug, Clone, Copy)]
-pub struct ForwardOutputs<'a> {
-    /// `[rows, vocab]` logits, one row per entry of `logits_rows`.
-    pub logits: &'a [f32],
-    /// `[S, hidden]` last-layer hidden states when the graph exports them.
-    pub hidden_states: Option<&'a [f32]>,
-}
-
-/// A decoder graph bound to its own preallocated KV cache.
+/// A decoder graph bound to its own preallocated KV cache and IO buffers.
 pub trait DecoderGraph: Send {
-    /// Runs one forward pass. The graph writes the new tokens' K/V into slots `past_len..past_len + S`.
-    fn forward(&mut self, inputs: &ForwardInputs<'_>) -> Result<ForwardOutputs<'_>>;
+    /// The staging buffers of the next pass.
+    fn inputs_mut(&mut self) -> &mut StepInputs;
 
-    /// The logits of the most recent forward pass (`[rows, vocab]`), or empty before the first.
-    fn last_logits(&self) -> &[f32];
+    /// Runs one pass over the staged inputs on top of KV slots `0..past_len`. The graph writes the new tokens'
+    /// K/V into slots `past_len..past_len + S`; slots beyond are untouched.
+    fn run(&mut self, past_len: usize) -> Result<()>;
 
-    /// The hidden states of the most recent forward pass (`[S, hidden]`), when the graph exports them.
-    fn last_hidden_states(&self) -> Option<&[f32]>;
+    /// `[rows, vocab]` logits of the last pass (one row per entry of `logits_rows`), or empty before the first.
+    fn logits(&self) -> &[f32];
+
+    /// `[S, hidden]` last-layer hidden states of the last pass, when the graph exports them.
+    fn hidden_states(&self) -> Option<&[f32]>;
 
     /// Cumulative seconds spent inside the backend's run call (to measure the engine's own overhead).
     fn backend_seconds(&self) -> f64;
@@ -54,19 +60,51 @@ pub trait DecoderGraph: Send {
     /// accepted token-tree path into contiguous slots. Requires `src[i] >= dst_start + i` (rows only move down).
     fn compact_kv(&mut self, src: &[usize], dst_start: usize) -> Result<()>;
 
-    /// Copies the K/V of slots `0..len` out, for tests and debugging: `[layer][k|v][kv_head][slot][head_dim]`.
-    fn read_kv(&self, len: usize) -> Vec<f32>;
-
     /// Where the graph runs, e.g. `onnxruntime/cpu`.
     fn device(&self) -> String;
+
+    /// Read access to the KV cache for tests and debugging; not part of any decode path.
+    fn inspector(&self) -> Option<&dyn KvInspector> {
+        None
+    }
 }
 
-/// Something that can open decoder graphs.
+/// Debug-only view of a decoder's KV cache.
+pub trait KvInspector {
+    /// Copies the K/V of slots `0..len` out as float32: `[layer][k|v][kv_head][slot][head_dim]`.
+    fn read_kv(&self, len: usize) -> Vec<f32>;
+}
+
+/// An encoder graph (the CTC NAT contract): `input_ids` and `attention_mask` `[batch, positions]` in, `logits`
+/// `[batch, positions, width]` out, no cache.
+pub trait EncoderGraph: Send {
+    /// One pass; returns the logits, borrowed from a buffer the graph reuses across calls.
+    fn forward(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[f32]>;
+
+    /// Cumulative seconds spent inside the backend's run call.
+    fn backend_seconds(&self) -> f64;
+}
+
+/// Something that can open graphs.
 pub trait Backend: Send + Sync {
     /// The backend's name, e.g. `onnxruntime`.
     fn name(&self) -> &'static str;
 
+    /// Where graphs run, e.g. `onnxruntime/cpu`.
+    fn device(&self) -> String;
+
     /// Opens the decoder of `manifest` with a KV cache of `capacity` slots, after checking the graph against the
     /// manifest's contract.
     fn open_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<Box<dyn DecoderGraph>>;
+
+    /// Opens the encoder graph `graph.file` inside `dir`, after checking its inputs and outputs against `graph`
+    /// and `logits_width` (the manifest's vocabulary).
+    fn open_encoder(&self, dir: &Path, graph: &GraphSpec, logits_width: usize) -> Result<Box<dyn EncoderGraph>>;
+}
+
+/// The one factory: the backend a config's `backend.kind` names.
+pub fn open(config: &BackendConfig) -> Result<Arc<dyn Backend>> {
+    match config.kind {
+        BackendKind::Onnxruntime => Ok(Arc::new(onnxruntime::OnnxRuntime::new(config)?)),
+    }
 }

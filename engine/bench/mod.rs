@@ -6,6 +6,7 @@
 //! per-prompt records, which `export/plot_bench.py` turns into PNG charts.
 
 pub mod matrix;
+pub mod nat;
 pub mod prompts;
 pub mod report;
 
@@ -50,7 +51,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     // AR baseline) instead of the decoding matrix.
     if let Ok(loaded) = crate::config::load_file(&args.config) {
         if matches!(loaded.config.strategy, StrategyConfig::Nat { .. }) {
-            return crate::nat::bench::run(args, loaded);
+            return nat::run(args, loaded);
         }
     }
     let mut matrix = BenchMatrix::load(&args.config)?;

@@ -149,8 +149,10 @@ fn generate(args: GenerateArgs) -> Result<()> {
     if args.strategy.as_deref() == Some("ar") && config_path == args.config {
         pipeline.set_strategy(StrategyConfig::Ar {})?;
     }
+    // The numerics mode says how verification is kept bit-identical to decoding (docs/DESIGN.md).
+    let numerics = pipeline.numerics().map_or(String::new(), |m| format!(", numerics {}", m.as_str()));
     eprintln!(
-        "specrt: {} ({}, strategy {}, {}) ready in {:.1}s",
+        "specrt: {} ({}, strategy {}, {}{numerics}) ready in {:.1}s",
         pipeline.name(),
         pipeline.model_name(),
         pipeline.strategy_name(),

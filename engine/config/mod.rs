@@ -9,7 +9,7 @@ mod locate;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
+    BackendConfig, BackendKind, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
     StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind, CtcDecodeKind,
 };
 

@@ -34,9 +34,9 @@ pub struct PipelineConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BackendConfig {
-    /// Backend kind; only `onnxruntime` exists today.
-    #[serde(default = "default_backend_kind")]
-    pub kind: String,
+    /// Which backend runs the graphs.
+    #[serde(default)]
+    pub kind: BackendKind,
     /// Path to libonnxruntime.so. Default: `$ORT_DYLIB_PATH`, then the copy `make` puts under `.cache/`.
     #[serde(default)]
     pub library: Option<PathBuf>,
@@ -54,7 +54,7 @@ pub struct BackendConfig {
 impl Default for BackendConfig {
     fn default() -> Self {
         BackendConfig {
-            kind: default_backend_kind(),
+            kind: BackendKind::default(),
             library: None,
             threads: None,
             optimization: OptimizationLevel::default(),
@@ -63,8 +63,13 @@ impl Default for BackendConfig {
     }
 }
 
-fn default_backend_kind() -> String {
-    "onnxruntime".to_string()
+/// The backends a config may name (`backend.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// ONNX Runtime (CPU provider by default; CUDA/TensorRT providers behind cargo features).
+    #[default]
+    Onnxruntime,
 }
 
 fn default_providers() -> Vec<ProviderConfig> {
@@ -190,7 +195,7 @@ pub enum StrategyConfig {
         #[serde(default)]
         allow_lossy: bool,
     },
-    /// HSDDW: hierarchical speculative decoding with self-verifying dynamic windows (METHODS.md section 2).
+    /// HSDDW: hierarchical speculative decoding with self-verifying dynamic windows (docs/METHODS.md section 2).
     Hsddw {
         /// Drafting levels, cheapest first; the pipeline's `model` is the top level that verifies.
         levels: Vec<LevelConfig>,
@@ -210,7 +215,7 @@ pub enum StrategyConfig {
         #[serde(default)]
         allow_lossy: bool,
     },
-    /// CTC non-autoregressive generation (METHODS.md section 5): an encoder-only CTC model (`kind: ctc_nat`
+    /// CTC non-autoregressive generation (docs/METHODS.md section 5): an encoder-only CTC model (`kind: ctc_nat`
     /// export) writes the whole output in one forward pass over the upsampled source. Not lossless with respect
     /// to any AR model: it is its own model, compared with an AR baseline on quality and latency.
     Nat {
@@ -540,9 +545,6 @@ impl PipelineConfig {
 
     /// Checks values serde accepted by type but that make no sense.
     pub(crate) fn validate(&self) -> Result<(), Invalid> {
-        if self.backend.kind != "onnxruntime" {
-            return Err(Invalid::new(&["backend", "kind"], format!("unknown backend `{}` (expected `onnxruntime`)", self.backend.kind)));
-        }
         if self.backend.threads == Some(0) {
             return Err(Invalid::new(&["backend", "threads"], "must be at least 1"));
         }

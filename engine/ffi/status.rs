@@ -64,8 +64,9 @@ impl specrt_status {
             Error::Model { .. } | Error::Contract { .. } | Error::Tokenizer(_) | Error::ChatTemplate(_) => specrt_status::SPECRT_MODEL,
             Error::RuntimeLibrary(_) | Error::Backend(_) | Error::Provider { .. } => specrt_status::SPECRT_BACKEND,
             Error::PromptTooLong { .. } => specrt_status::SPECRT_PROMPT_TOO_LONG,
-            Error::InvalidRequest(_) => specrt_status::SPECRT_INVALID_ARGUMENT,
+            Error::InvalidRequest(_) | Error::InvalidValue { .. } => specrt_status::SPECRT_INVALID_ARGUMENT,
             Error::Cancelled => specrt_status::SPECRT_CANCELLED,
+            Error::Internal(_) => specrt_status::SPECRT_PANIC,
             Error::Io { .. } => specrt_status::SPECRT_IO,
         }
     }

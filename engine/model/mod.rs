@@ -1,11 +1,15 @@
 //! Models as strategies see them: a [`LanguageModel`] (a decoder graph plus its committed KV length, with
-//! prefill, decode, chain and tree evaluation, rollback and path compaction), its [`Manifest`], and the
-//! attention masks ([`mask`]) that express causal chains and token trees.
+//! prefill, decode, chain and tree evaluation, rollback and path compaction), the attention masks ([`mask`]) that
+//! express causal chains and token trees, the batch-invariance probe ([`invariance`]) that decides whether
+//! one-token steps need padding, and the [`loader`] strategies open their models through.
 
-pub mod manifest;
+pub mod invariance;
+pub mod loader;
 pub mod mask;
 pub mod session;
 
-pub use manifest::Manifest;
+pub use crate::contract::Manifest;
+pub use invariance::BatchInvariance;
+pub use loader::ModelLoader;
 pub use mask::TokenTree;
 pub use session::LanguageModel;

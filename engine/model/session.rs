@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
-use crate::backend::{Backend, DecoderGraph, ForwardInputs};
+use crate::backend::{Backend, DecoderGraph};
+use crate::contract::Manifest;
 use crate::error::{Error, Result};
+use crate::model::invariance::{self, BatchInvariance};
 use crate::model::mask::{self, TokenTree};
-use crate::model::Manifest;
 
 /// The default KV capacity when the config does not set `context_length`.
 pub const DEFAULT_CONTEXT: usize = 2048;
@@ -20,11 +21,6 @@ pub struct LanguageModel {
     manifest: Manifest,
     graph: Box<dyn DecoderGraph>,
     len: usize,
-    // Reused scratch buffers: steady-state steps allocate nothing.
-    ids: Vec<i64>,
-    positions: Vec<i64>,
-    bias: Vec<f32>,
-    rows: Vec<i64>,
     /// Set by `eval_tree`: how many tentative slots past `len` hold tree nodes.
     pending_tree: usize,
     /// Run one-token steps as two-token passes (see [`LanguageModel::set_batch_invariant`]).
@@ -35,9 +31,6 @@ impl LanguageModel {
     /// Opens the model folder `dir` on `backend` with `context` KV slots (default: min(2048, model maximum)).
     pub fn open(backend: &dyn Backend, dir: &Path, context: Option<usize>) -> Result<Self> {
         let manifest = Manifest::load(dir)?;
-        if manifest.kind != "decoder" {
-            return Err(Error::model(dir, format!("kind `{}` is not a decoder", manifest.kind)));
-        }
         let max = manifest.dims.max_position_embeddings;
         let capacity = context.unwrap_or(DEFAULT_CONTEXT.min(max));
         if capacity > max {
@@ -48,10 +41,6 @@ impl LanguageModel {
             manifest,
             graph,
             len: 0,
-            ids: Vec::new(),
-            positions: Vec::new(),
-            bias: Vec::new(),
-            rows: Vec::new(),
             pending_tree: 0,
             pad_single_steps: false,
         })
@@ -98,17 +87,19 @@ impl LanguageModel {
         Ok(())
     }
 
-    /// Whether the graph's numerics depend on how many tokens a pass holds. MatMulNBits with int8 activations
-    /// (accuracy level 4) takes a different kernel path for a single row than for several, and the logits differ
-    /// by up to ~1.5; passes of two or more rows agree exactly row by row (measured on SmolLM2 int4).
-    pub fn needs_padding_for_batch_invariance(&self) -> bool {
-        self.manifest.precision.accuracy_level == Some(4)
+    /// Measures whether this graph's numerics depend on how many tokens a pass holds, and turns padding on when
+    /// that makes k-token verification bit-identical to decode steps (see [`crate::model::invariance`]). Lossless
+    /// strategies call this at load; the result says which mode the model now runs in.
+    pub fn ensure_batch_invariance(&mut self) -> Result<BatchInvariance> {
+        let mode = invariance::probe(self)?;
+        self.pad_single_steps = mode == BatchInvariance::Padded;
+        Ok(mode)
     }
 
-    /// Makes every pass batch-invariant: a one-token step runs as a two-token pass (the token plus a pad token
-    /// after it, whose K/V lands in the next slot and is overwritten by the next step; its logits are not
-    /// computed). Then a k-token verification gives exactly the logits of k decode steps, which is what lossless
-    /// speculative decoding needs. Costs ~14% per decode step on SmolLM2 int4; off by default.
+    /// Runs one-token steps as two-token passes (the token plus a pad token after it, whose K/V lands in the next
+    /// slot and is overwritten by the next step; its logits are not computed), or not. With kernels that take
+    /// another path for a single row, this makes a k-token verification compute exactly the logits of k decode
+    /// steps, which lossless speculative decoding needs.
     pub fn set_batch_invariant(&mut self, on: bool) {
         self.pad_single_steps = on;
     }
@@ -116,6 +107,14 @@ impl LanguageModel {
     /// Whether one-token steps are padded (see [`LanguageModel::set_batch_invariant`]).
     pub fn is_batch_invariant(&self) -> bool {
         self.pad_single_steps
+    }
+
+    /// How many tokens can be verified after the pending one without touching the last slot a padded step
+    /// needs: a padded (batch-invariant) model keeps its last slot free so every verified token sees the numerics
+    /// its decode step would have.
+    pub fn draft_room(&self) -> usize {
+        let reserve = usize::from(self.pad_single_steps);
+        self.capacity().saturating_sub(self.len + 1 + reserve)
     }
 
     /// Appends `tokens` to the cache (in chunks) and returns the logits after the last one.
@@ -131,9 +130,10 @@ impl LanguageModel {
         }
         for chunk in tokens.chunks(PREFILL_CHUNK) {
             self.fill_chain(chunk);
-            self.rows.clear();
-            self.rows.push(chunk.len() as i64 - 1);
-            self.run_scratch()?;
+            let rows = &mut self.graph.inputs_mut().logits_rows;
+            rows.clear();
+            rows.push(chunk.len() as i64 - 1);
+            self.run_staged()?;
             self.len += chunk.len();
         }
         Ok(self.last_logits(1))
@@ -158,9 +158,10 @@ impl LanguageModel {
             return Ok(self.last_logits(1));
         }
         self.fill_chain(tokens);
-        self.rows.clear();
-        self.rows.extend((tokens.len() - rows) as i64..tokens.len() as i64);
-        self.run_scratch()?;
+        let staged = &mut self.graph.inputs_mut().logits_rows;
+        staged.clear();
+        staged.extend((tokens.len() - rows) as i64..tokens.len() as i64);
+        self.run_staged()?;
         self.len += tokens.len();
         Ok(self.last_logits(rows))
     }
@@ -174,12 +175,13 @@ impl LanguageModel {
             return Err(Error::InvalidRequest("empty token tree".into()));
         }
         self.ensure_room(tree.len())?;
-        self.ids.clear();
-        self.ids.extend(tree.tokens.iter().map(|&t| t as i64));
-        tree.bias_and_positions(self.len, &mut self.bias, &mut self.positions);
-        self.rows.clear();
-        self.rows.extend(0..tree.len() as i64);
-        self.run_scratch()?;
+        let staged = self.graph.inputs_mut();
+        staged.input_ids.clear();
+        staged.input_ids.extend(tree.tokens.iter().map(|&t| t as i64));
+        tree.bias_and_positions(self.len, &mut staged.attention_bias, &mut staged.position_ids);
+        staged.logits_rows.clear();
+        staged.logits_rows.extend(0..tree.len() as i64);
+        self.run_staged()?;
         self.pending_tree = tree.len();
         Ok(self.last_logits(tree.len()))
     }
@@ -218,48 +220,44 @@ impl LanguageModel {
         self.graph.backend_seconds()
     }
 
-    /// A copy of the committed K/V (see [`DecoderGraph::read_kv`]); for tests.
-    pub fn read_kv(&self) -> Vec<f32> {
-        self.graph.read_kv(self.len)
+    /// A copy of the committed K/V, for tests and debugging (`None` when the backend cannot show it).
+    pub fn read_kv(&self) -> Option<Vec<f32>> {
+        self.graph.inspector().map(|i| i.read_kv(self.len))
     }
 
-    /// Runs the graph over the scratch buffers (ids, positions, bias, logits rows) on top of the committed cache.
-    fn run_scratch(&mut self) -> Result<()> {
-        self.graph.forward(&ForwardInputs {
-            input_ids: &self.ids,
-            position_ids: &self.positions,
-            past_len: self.len,
-            attention_bias: &self.bias,
-            logits_rows: &self.rows,
-        })?;
-        Ok(())
+    /// Runs the graph over the staged inputs (ids, positions, bias, logits rows) on top of the committed cache.
+    fn run_staged(&mut self) -> Result<()> {
+        self.graph.run(self.len)
     }
 
     /// One token as a two-row pass: [token, token] at positions [len, len + 1], logits for row 0 only.
     fn forward_padded(&mut self, token: u32) -> Result<()> {
         self.fill_chain(&[token, token]);
-        self.rows.clear();
-        self.rows.push(0);
-        self.run_scratch()?;
+        let rows = &mut self.graph.inputs_mut().logits_rows;
+        rows.clear();
+        rows.push(0);
+        self.run_staged()?;
         self.len += 1;
         Ok(())
     }
 
     fn fill_chain(&mut self, tokens: &[u32]) {
-        self.ids.clear();
-        self.ids.extend(tokens.iter().map(|&t| t as i64));
-        self.positions.clear();
-        self.positions.extend((self.len..self.len + tokens.len()).map(|p| p as i64));
-        mask::causal(&mut self.bias, self.len, tokens.len());
+        let len = self.len;
+        let staged = self.graph.inputs_mut();
+        staged.input_ids.clear();
+        staged.input_ids.extend(tokens.iter().map(|&t| t as i64));
+        staged.position_ids.clear();
+        staged.position_ids.extend((len..len + tokens.len()).map(|p| p as i64));
+        mask::causal(&mut staged.attention_bias, len, tokens.len());
     }
 
     /// The graph keeps the outputs of its last run; re-borrow them without another forward.
     fn last_logits(&self, rows: usize) -> &[f32] {
-        &self.graph.last_logits()[..rows * self.vocab_size()]
+        &self.graph.logits()[..rows * self.vocab_size()]
     }
 
     /// Hidden states (`[S, hidden]`) of the last forward pass, when the model exports them.
     pub fn last_hidden_states(&self) -> Option<&[f32]> {
-        self.graph.last_hidden_states()
+        self.graph.hidden_states()
     }
 }

@@ -1,21 +1,19 @@
-//! The CTC NAT encoder on ONNX Runtime: one `Run` per batch of upsampled sentences, padded to the longest one
-//! (`attention_mask` hides the padding from attention), logits copied out per sentence.
+//! The CTC NAT encoder: one pass per batch of upsampled sentences, padded to the longest one (`attention_mask`
+//! hides the padding from attention), run by whatever backend opened its [`EncoderGraph`].
 
 use std::path::Path;
-use std::time::Instant;
 
-use ort::value::Tensor;
-
-use super::manifest::NatManifest;
-use crate::backend::onnxruntime::{contract, OnnxRuntime};
+use crate::backend::{Backend, EncoderGraph};
+use crate::contract::{DType, Dim, NatManifest};
 use crate::error::{Error, Result};
-use crate::model::manifest::Dim;
 
 /// A loaded CTC NAT encoder.
 pub struct NatModel {
     manifest: NatManifest,
-    session: ort::session::Session,
-    backend_seconds: f64,
+    graph: Box<dyn EncoderGraph>,
+    /// Reused input staging: ids and mask of the last batch.
+    ids: Vec<i64>,
+    mask: Vec<i64>,
 }
 
 /// The logits of one batch, copied out: the real rows of `vocab` scores of each sentence.
@@ -49,21 +47,19 @@ impl BatchLogits {
 
 impl NatModel {
     /// Opens the model folder `dir`: manifest, session, and the graph checked against the manifest.
-    pub fn open(backend: &OnnxRuntime, dir: &Path) -> Result<Self> {
+    pub fn open(backend: &dyn Backend, dir: &Path) -> Result<Self> {
         let manifest = NatManifest::load(dir)?;
-        let session = backend.session(&dir.join(&manifest.graph.file))?;
-        contract::compare_io(dir, &manifest.graph.inputs, &manifest.graph.outputs, &session)?;
         let err = |message: String| Error::Contract { model: dir.to_path_buf(), message };
         for name in ["input_ids", "attention_mask"] {
             let spec = manifest.graph.inputs.iter().find(|t| t.name == name);
             match spec {
-                Some(s) if s.dtype == "int64" && s.shape.len() == 2 => {}
+                Some(s) if s.dtype == DType::Int64 && s.shape.len() == 2 => {}
                 Some(s) => return Err(err(format!("input `{name}` must be int64 [batch, positions], manifest says {} {:?}", s.dtype, s.shape))),
                 None => return Err(err(format!("manifest declares no input `{name}`, which the CTC NAT contract requires"))),
             }
         }
         match manifest.graph.outputs.iter().find(|t| t.name == "logits") {
-            Some(s) if s.dtype == "float32" && s.shape.len() == 3 => {
+            Some(s) if s.dtype == DType::Float32 && s.shape.len() == 3 => {
                 if let Some(Dim::Fixed(v)) = s.shape.last() {
                     if *v as usize != manifest.dims.vocab_size {
                         return Err(err(format!("output `logits`: last dimension is {v}, but dims.vocab_size is {}", manifest.dims.vocab_size)));
@@ -73,7 +69,9 @@ impl NatModel {
             Some(s) => return Err(err(format!("output `logits` must be float32 [batch, positions, vocab], manifest says {} {:?}", s.dtype, s.shape))),
             None => return Err(err("manifest declares no output `logits`, which the CTC NAT contract requires".into())),
         }
-        Ok(NatModel { manifest, session, backend_seconds: 0.0 })
+        // The manifest-side contract holds; now the graph must match the manifest (checked by the backend).
+        let graph = backend.open_encoder(dir, &manifest.graph, manifest.dims.vocab_size)?;
+        Ok(NatModel { manifest, graph, ids: Vec::new(), mask: Vec::new() })
     }
 
     /// The manifest.
@@ -81,9 +79,9 @@ impl NatModel {
         &self.manifest
     }
 
-    /// Seconds spent inside ONNX Runtime so far.
+    /// Seconds spent inside the backend so far.
     pub fn backend_seconds(&self) -> f64 {
-        self.backend_seconds
+        self.graph.backend_seconds()
     }
 
     /// One forward pass over `batch` (already upsampled sentences), logits copied out per sentence.
@@ -105,27 +103,19 @@ impl NatModel {
             return Err(Error::PromptTooLong { prompt_tokens: positions, context: limit, model_max: limit });
         }
         let pad = self.manifest.ctc.pad_id as i64;
-        let mut ids = vec![pad; batch.len() * positions];
-        let mut mask = vec![0i64; batch.len() * positions];
+        let n = batch.len() * positions;
+        self.ids.clear();
+        self.ids.resize(n, pad);
+        self.mask.clear();
+        self.mask.resize(n, 0);
         for (i, s) in batch.iter().enumerate() {
             for (j, &t) in s.iter().enumerate() {
-                ids[i * positions + j] = t as i64;
-                mask[i * positions + j] = 1;
+                self.ids[i * positions + j] = t as i64;
+                self.mask[i * positions + j] = 1;
             }
         }
-        let shape = [batch.len(), positions];
-        let backend = |e: ort::Error| Error::Backend(e.to_string());
-        let ids = Tensor::from_array((shape, ids)).map_err(backend)?;
-        let mask = Tensor::from_array((shape, mask)).map_err(backend)?;
-        let t0 = Instant::now();
-        let outputs = self.session.run(ort::inputs!["input_ids" => ids, "attention_mask" => mask]).map_err(backend)?;
-        self.backend_seconds += t0.elapsed().as_secs_f64();
-        let (out_shape, data) = outputs["logits"].try_extract_tensor::<f32>().map_err(backend)?;
         let vocab = self.manifest.dims.vocab_size;
-        let want = [batch.len() as i64, positions as i64, vocab as i64];
-        if out_shape.iter().copied().collect::<Vec<i64>>() != want {
-            return Err(Error::Backend(format!("logits came back with shape {out_shape:?}, expected {want:?}")));
-        }
+        let data = self.graph.forward(&self.ids, &self.mask, batch.len(), positions)?;
         batch
             .iter()
             .enumerate()

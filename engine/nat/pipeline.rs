@@ -2,12 +2,14 @@
 //! shared source/target tokenizer, the CTC decoding rule and the batching settings.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::ctc;
 use super::model::NatModel;
 use super::upsample::upsample;
-use crate::backend::onnxruntime::OnnxRuntime;
+
+use crate::backend::{self, Backend};
 use crate::config::{self, CtcDecodeKind, LoadedConfig, PipelineConfig, StrategyConfig};
 use crate::error::{Error, Result};
 use crate::stats::Stats;
@@ -54,7 +56,7 @@ impl Translation {
 pub struct NatPipeline {
     name: String,
     config: PipelineConfig,
-    backend: OnnxRuntime,
+    backend: Arc<dyn Backend>,
     model: NatModel,
     tokenizer: Tokenizer,
     decode: CtcDecodeKind,
@@ -90,8 +92,8 @@ impl NatPipeline {
         let name = config.name.clone().unwrap_or_else(|| {
             Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "nat".into())
         });
-        let backend = OnnxRuntime::new(&config.backend)?;
-        let model = NatModel::open(&backend, &config.model)?;
+        let backend = backend::open(&config.backend)?;
+        let model = NatModel::open(&*backend, &config.model)?;
         let m = model.manifest();
         let tokenizer = Tokenizer::load(&m.dir.join(&m.tokenizer))?;
         if tokenizer.vocab_size() > m.dims.vocab_size {

@@ -42,13 +42,14 @@ impl ApiError {
     /// Maps a library error from a generation.
     pub fn from_engine(e: &Error) -> Self {
         match e {
-            Error::InvalidRequest(msg) => {
-                // The pipeline's own checks name the key first (e.g. "top_p must be in (0, 1]").
+            Error::InvalidValue { key, .. } => {
+                // The request field at fault, as OpenAI's `param`.
                 let param = ["temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens", "stop", "seed"]
                     .into_iter()
-                    .find(|k| msg.starts_with(k));
+                    .find(|k| k == key);
                 ApiError::invalid(param, "invalid_value", e.to_string())
             }
+            Error::InvalidRequest(_) => ApiError::invalid(None, "invalid_value", e.to_string()),
             Error::PromptTooLong { .. } => ApiError::invalid(None, "context_length_exceeded", e.to_string()),
             Error::ChatTemplate(_) => ApiError::invalid(Some("messages"), "invalid_value", e.to_string()),
             Error::Cancelled => ApiError::new(499, "cancelled", "cancelled", e.to_string()),

@@ -1,7 +1,7 @@
 //! Plain autoregressive decoding: one target forward pass per token. The reference every other strategy's
 //! output is checked against.
 
-use super::{prefill_and_sample, DecodeContext, Strategy};
+use super::{decode_loop, DecodeContext, RoundOutcome, Strategy};
 use crate::error::Result;
 
 /// One token per target step.
@@ -18,22 +18,10 @@ impl Strategy for Autoregressive {
     }
 
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
-        // The repetition penalty looks at prompt + output; keep one growing history.
-        let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
-        history.extend_from_slice(ctx.prompt);
-        let mut token = prefill_and_sample(ctx, &history)?;
-        loop {
-            history.push(token);
-            if !ctx.sink.push(token)? {
-                return Ok(());
-            }
-            if ctx.target.len() + 1 > ctx.target.capacity() {
-                ctx.sink.context_full();
-                return Ok(());
-            }
-            let logits = ctx.target.append(&[token])?;
+        decode_loop(ctx, |ctx, pending, history, _budget| {
+            let logits = ctx.target.append(&[pending])?;
             ctx.stats.target_calls += 1;
-            token = ctx.sampler.sample(logits, &history);
-        }
+            Ok(RoundOutcome { accepted: 0, next: ctx.sampler.sample(logits, history) })
+        })
     }
 }

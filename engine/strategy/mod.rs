@@ -1,6 +1,15 @@
 //! Decoding strategies. A strategy gets the target [`LanguageModel`] (already reset), the prompt, a
 //! [`Sampler`] and an [`OutputSink`]; it commits tokens into the sink until the sink says stop. It never knows
-//! which backend runs the model.
+//! which backend runs the model: drafters are opened through a [`ModelLoader`] when the strategy is built.
+//!
+//! Every strategy runs the same skeleton ([`decode_loop`]): prefill and the first token, then rounds; a round
+//! receives the pending token (committed, not yet fed to the target) and returns how many more tokens it accepted
+//! (already appended to the history) and the next pending token. The skeleton commits them through the sink's
+//! batch commit, so stop ids, stop strings, max_tokens and the context limit end every strategy's output exactly
+//! where AR's would end.
+//!
+//! Adding a strategy: one config variant that validates itself (engine/config/schema.rs), one folder here, one
+//! arm in [`build`].
 
 pub mod ar;
 pub mod hsddw;
@@ -9,12 +18,12 @@ pub mod synced;
 
 use std::time::Instant;
 
-use crate::backend::Backend;
 use crate::config::{DrafterConfig, StrategyConfig};
-use crate::model::Manifest;
-use crate::error::Result;
+use crate::contract::Manifest;
+use crate::error::{Error, Result};
 use crate::generate::OutputSink;
-use crate::model::LanguageModel;
+use crate::model::loader::DraftRule;
+use crate::model::{LanguageModel, ModelLoader};
 use crate::sampling::Sampler;
 use crate::stats::Stats;
 
@@ -43,6 +52,18 @@ pub trait Strategy: Send {
     /// lossless strategy equal AR's).
     fn exact_under_sampling(&self) -> bool;
 
+    /// Whether the strategy verifies several tokens per target pass and so needs a batch-invariant target for
+    /// its lossless promise (see [`crate::model::invariance`]).
+    fn verifies_in_batches(&self) -> bool {
+        false
+    }
+
+    /// Work done once when the pipeline loads, not on the first request (e.g. measuring the verify-cost curve).
+    /// The target is reset before and after.
+    fn prepare(&mut self, _target: &mut LanguageModel) -> Result<()> {
+        Ok(())
+    }
+
     /// Generates until the sink stops.
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()>;
 
@@ -53,34 +74,87 @@ pub trait Strategy: Send {
     }
 }
 
-/// Builds the strategy a config names. Draft models open on `backend` with `context` KV slots and are checked
-/// against the target's manifest.
-pub fn build(config: &StrategyConfig, backend: &dyn Backend, target: &Manifest, context: usize) -> Result<Box<dyn Strategy>> {
+/// Builds the strategy a config names. Drafters open through `loader` and are checked against `target`.
+pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -> Result<Box<dyn Strategy>> {
     match config {
         StrategyConfig::Ar {} => Ok(Box::new(Autoregressive)),
         StrategyConfig::Speculative { drafter, window, .. } => {
             let drafter: Box<dyn speculative::drafter::Drafter> = match drafter {
-                DrafterConfig::DraftModel { model } => Box::new(speculative::draft_model::DraftModel::open(backend, model, context, target, false)?),
-                DrafterConfig::LayerSkip { model } => Box::new(speculative::draft_model::DraftModel::open(backend, model, context, target, true)?),
+                DrafterConfig::DraftModel { model } => {
+                    Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameTokenizer)?, false, target))
+                }
+                DrafterConfig::LayerSkip { model } => {
+                    Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameCheckpoint)?, true, target))
+                }
                 DrafterConfig::Ngram { n_max, n_min, window } => Box::new(speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)),
             };
             Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window))))
         }
         StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
-            Ok(Box::new(hsddw::Hsddw::new(backend, target, context, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
+            Ok(Box::new(hsddw::Hsddw::new(loader, target, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
         }
-        StrategyConfig::Nat { .. } => Err(crate::Error::InvalidRequest(
+        StrategyConfig::Nat { .. } => Err(Error::InvalidRequest(
             "strategy `nat` does not decode a decoder model: it runs a CTC NAT encoder through specrt::nat::NatPipeline".into(),
         )),
     }
 }
 
+/// What one round added after the pending token.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RoundOutcome {
+    /// Tokens accepted after the pending one; the round has appended them to the history.
+    pub accepted: usize,
+    /// The next pending token (the target's correction or bonus).
+    pub next: u32,
+}
+
+/// The decode loop every strategy shares. `round(ctx, pending, history, budget)` feeds the pending token to the
+/// target (and whatever it verifies with it); `budget` is how many tokens it may add after the pending one
+/// without passing max_tokens or the context (a batch-invariant target keeps its last slot free).
+pub(crate) fn decode_loop(
+    ctx: &mut DecodeContext<'_, '_>,
+    mut round: impl FnMut(&mut DecodeContext<'_, '_>, u32, &mut Vec<u32>, usize) -> Result<RoundOutcome>,
+) -> Result<()> {
+    // The repetition penalty looks at prompt + output; one growing history serves every round.
+    let mut history = Vec::with_capacity(ctx.prompt.len() + ctx.sink.remaining() + 1);
+    history.extend_from_slice(ctx.prompt);
+    let mut token = prefill_and_sample(ctx, &history)?;
+    loop {
+        history.push(token);
+        if !ctx.sink.push(token)? {
+            return Ok(());
+        }
+        if ctx.target.len() + 1 > ctx.target.capacity() {
+            ctx.sink.context_full();
+            return Ok(());
+        }
+        let budget = ctx.target.draft_room().min(ctx.sink.remaining().saturating_sub(1));
+        let outcome = round(ctx, token, &mut history, budget)?;
+        let start = history.len() - outcome.accepted;
+        let (_, more) = ctx.sink.push_all(&history[start..])?;
+        if !more {
+            return Ok(());
+        }
+        token = outcome.next;
+    }
+}
+
 /// Runs the prefill of `prompt` on the target, timing it into `stats`, and returns the first token.
-pub(crate) fn prefill_and_sample(ctx: &mut DecodeContext<'_, '_>, history: &[u32]) -> Result<u32> {
+fn prefill_and_sample(ctx: &mut DecodeContext<'_, '_>, history: &[u32]) -> Result<u32> {
     let t0 = Instant::now();
     let logits = ctx.target.append(ctx.prompt)?;
     let token = ctx.sampler.sample(logits, history);
     ctx.stats.prefill_seconds = t0.elapsed().as_secs_f64();
     ctx.stats.target_calls += 1;
     Ok(token)
+}
+
+/// A plain target step: feed the pending token, sample the next (target time, counted with verification).
+pub(crate) fn plain_step(ctx: &mut DecodeContext<'_, '_>, pending: u32, history: &[u32]) -> Result<RoundOutcome> {
+    let t0 = Instant::now();
+    let logits = ctx.target.append(&[pending])?;
+    ctx.stats.target_calls += 1;
+    let next = ctx.sampler.sample(logits, history);
+    ctx.stats.verify_seconds += t0.elapsed().as_secs_f64();
+    Ok(RoundOutcome { accepted: 0, next })
 }

@@ -2,9 +2,6 @@
 //! before each use it rolls back (O(1)) to the longest prefix it shares with the current context and feeds only
 //! the rest, so drafters at every level stay in step with whatever the target committed.
 
-use std::path::Path;
-
-use crate::backend::Backend;
 use crate::error::Result;
 use crate::model::LanguageModel;
 
@@ -15,9 +12,9 @@ pub struct SyncedModel {
 }
 
 impl SyncedModel {
-    /// Opens `dir` with `context` KV slots.
-    pub fn open(backend: &dyn Backend, dir: &Path, context: usize) -> Result<Self> {
-        Ok(SyncedModel { model: LanguageModel::open(backend, dir, Some(context))?, cached: Vec::new() })
+    /// Follows a context with `model` (opened by the loader).
+    pub fn new(model: LanguageModel) -> Self {
+        SyncedModel { model, cached: Vec::new() }
     }
 
     /// The underlying model.
@@ -50,11 +47,10 @@ impl SyncedModel {
             self.cached.extend_from_slice(&prefix[keep..prefix.len() - 1]);
             keep = prefix.len() - 1;
         }
-        let mut feed = Vec::with_capacity(prefix.len() - keep + drafts.len());
-        feed.extend_from_slice(&prefix[keep..]);
-        feed.extend_from_slice(drafts);
-        self.cached.extend_from_slice(&feed);
-        self.model.append_tail(&feed, drafts.len() + 1)
+        // The fed tokens are exactly what the cache will hold after `keep`: stage them there (no other copy).
+        self.cached.extend_from_slice(&prefix[keep..]);
+        self.cached.extend_from_slice(drafts);
+        self.model.append_tail(&self.cached[keep..], drafts.len() + 1)
     }
 
     /// Appends one token after the cached tokens and returns the logits after it.

@@ -54,6 +54,10 @@ pub fn pipeline_yaml(dir: &Path, model: &Path, extra: &str) -> PathBuf {
     path
 }
 
+/// YAML that makes a pipeline speculative (n-gram), so its target is probed for batch invariance at load and
+/// `set_strategy(ar)` afterwards runs AR with the same numerics the verification pass has: the exact reference.
+pub const SPECULATIVE_YAML: &str = "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n";
+
 /// Index of the largest logit.
 pub fn argmax(row: &[f32]) -> u32 {
     specrt::sampling::argmax(row)

@@ -4,23 +4,23 @@
 use ort::value::{TensorElementType, ValueType};
 
 use crate::error::{Error, Result};
-use crate::model::manifest::{Dim, Manifest, TensorSpec};
+use crate::contract::{DType, Dim, Manifest, TensorSpec};
 
 /// The inputs every decoder graph must take, besides the per-layer KV cache.
 pub const REQUIRED_INPUTS: [&str; 6] =
     ["input_ids", "position_ids", "attention_bias", "seqlens_k", "total_sequence_length", "logits_indices"];
 
-fn dtype_name(t: TensorElementType) -> &'static str {
-    match t {
-        TensorElementType::Float32 => "float32",
-        TensorElementType::Float16 => "float16",
-        TensorElementType::Int64 => "int64",
-        TensorElementType::Int32 => "int32",
-        TensorElementType::Bool => "bool",
-        TensorElementType::Uint8 => "uint8",
-        TensorElementType::Int8 => "int8",
-        _ => "other",
-    }
+fn dtype_of(t: TensorElementType) -> Option<DType> {
+    Some(match t {
+        TensorElementType::Float32 => DType::Float32,
+        TensorElementType::Float16 => DType::Float16,
+        TensorElementType::Int64 => DType::Int64,
+        TensorElementType::Int32 => DType::Int32,
+        TensorElementType::Bool => DType::Bool,
+        TensorElementType::Uint8 => DType::Uint8,
+        TensorElementType::Int8 => DType::Int8,
+        _ => return None,
+    })
 }
 
 /// Compares the session's declared inputs and outputs with the manifest, both ways, and checks that the
@@ -75,7 +75,7 @@ pub fn check(manifest: &Manifest, session: &ort::session::Session) -> Result<()>
 /// Compares a session's inputs and outputs with what a manifest declares, both ways: every declared tensor
 /// exists with the same dtype, rank and fixed dimensions, and the graph has nothing undeclared. Shared by every
 /// model kind (decoders, CTC NAT encoders).
-pub fn compare_io(model: &std::path::Path, inputs: &[TensorSpec], outputs: &[TensorSpec], session: &ort::session::Session) -> Result<()> {
+pub(crate) fn compare_io(model: &std::path::Path, inputs: &[TensorSpec], outputs: &[TensorSpec], session: &ort::session::Session) -> Result<()> {
     let err = |message: String| Error::Contract { model: model.to_path_buf(), message };
     let compare = |kind: &str, spec: &[TensorSpec], actual: &[ort::value::Outlet]| -> Result<()> {
         for s in spec {
@@ -85,8 +85,9 @@ pub fn compare_io(model: &std::path::Path, inputs: &[TensorSpec], outputs: &[Ten
             let ValueType::Tensor { ty, shape, .. } = a.dtype() else {
                 return Err(err(format!("{kind} `{}` is not a tensor in the ONNX graph", s.name)));
             };
-            if dtype_name(*ty) != s.dtype {
-                return Err(err(format!("{kind} `{}`: manifest says dtype {}, graph has {}", s.name, s.dtype, dtype_name(*ty))));
+            if dtype_of(*ty) != Some(s.dtype) {
+                let found = dtype_of(*ty).map_or_else(|| format!("{ty:?}"), |d| d.to_string());
+                return Err(err(format!("{kind} `{}`: manifest says dtype {}, graph has {found}", s.name, s.dtype)));
             }
             let dims: Vec<i64> = shape.iter().copied().collect();
             if dims.len() != s.shape.len() {

@@ -9,9 +9,10 @@ use ort::AsPointer;
 
 use super::raw::{self, CpuMemory, Elem, TensorView};
 use super::{contract, OnnxRuntime};
-use crate::backend::{DecoderGraph, ForwardInputs, ForwardOutputs};
+use crate::backend::{DecoderGraph, KvInspector, StepInputs};
+use crate::contract::decoder::KvDType;
+use crate::contract::Manifest;
 use crate::error::{Error, Result};
-use crate::model::Manifest;
 
 /// A KV buffer with a stable address (a boxed slice never moves or reallocates).
 struct KvBuffer {
@@ -57,6 +58,7 @@ pub struct OrtDecoder {
     output_name_ptrs: Vec<*const c_char>,
     input_values: Vec<*const OrtValue>,
     output_values: Vec<*mut OrtValue>,
+    inputs: StepInputs,
     logits: Vec<f32>,
     hidden_states: Option<Vec<f32>>,
     last_logits_len: usize,
@@ -80,10 +82,9 @@ impl OrtDecoder {
         }
         let session = backend.session(&manifest.dir.join(&manifest.graph.file))?;
         contract::check(manifest, &session)?;
-        let kv_elem = match manifest.precision.kv_dtype.as_str() {
-            "float32" => Elem::F32,
-            "float16" => Elem::F16,
-            other => return Err(Error::Contract { model: manifest.dir.clone(), message: format!("unsupported kv_dtype `{other}`") }),
+        let kv_elem = match manifest.precision.kv_dtype {
+            KvDType::Float32 => Elem::F32,
+            KvDType::Float16 => Elem::F16,
         };
         let memory = CpuMemory::new()?;
         let layers = manifest.layers();
@@ -115,7 +116,7 @@ impl OrtDecoder {
         Ok(OrtDecoder {
             session,
             memory,
-            device: backend.device(),
+            device: crate::backend::Backend::device(backend),
             capacity,
             vocab: d.vocab_size,
             hidden: d.hidden_size,
@@ -130,6 +131,7 @@ impl OrtDecoder {
             output_name_ptrs,
             input_values: Vec::with_capacity(n_in),
             output_values: Vec::with_capacity(n_out),
+            inputs: StepInputs::default(),
             logits: Vec::new(),
             hidden_states: manifest.hidden_states.then(Vec::new),
             last_logits_len: 0,
@@ -138,7 +140,8 @@ impl OrtDecoder {
         })
     }
 
-    fn validate(&self, x: &ForwardInputs<'_>) -> Result<()> {
+    fn validate(&self, past_len: usize) -> Result<()> {
+        let x = &self.inputs;
         let s = x.input_ids.len();
         let bad = |m: String| Err(Error::InvalidRequest(m));
         if s == 0 {
@@ -147,11 +150,11 @@ impl OrtDecoder {
         if x.position_ids.len() != s {
             return bad(format!("{} position ids for {s} tokens", x.position_ids.len()));
         }
-        if x.past_len + s > self.capacity {
-            return bad(format!("{} cached + {s} new tokens exceed the KV capacity {}", x.past_len, self.capacity));
+        if past_len + s > self.capacity {
+            return bad(format!("{past_len} cached + {s} new tokens exceed the KV capacity {}", self.capacity));
         }
-        if x.attention_bias.len() != s * (x.past_len + s) {
-            return bad(format!("attention bias has {} values, expected {s} x {}", x.attention_bias.len(), x.past_len + s));
+        if x.attention_bias.len() != s * (past_len + s) {
+            return bad(format!("attention bias has {} values, expected {s} x {}", x.attention_bias.len(), past_len + s));
         }
         if x.logits_rows.is_empty() || x.logits_rows.iter().any(|&r| r < 0 || r as usize >= s) {
             return bad(format!("logits rows {:?} must be non-empty indices below {s}", x.logits_rows));
@@ -175,10 +178,15 @@ fn view_of<T>(memory: &CpuMemory, data: &[T], shape: &[i64], elem: Elem) -> Resu
 }
 
 impl DecoderGraph for OrtDecoder {
-    fn forward(&mut self, x: &ForwardInputs<'_>) -> Result<ForwardOutputs<'_>> {
-        self.validate(x)?;
+    fn inputs_mut(&mut self) -> &mut StepInputs {
+        &mut self.inputs
+    }
+
+    fn run(&mut self, past_len: usize) -> Result<()> {
+        self.validate(past_len)?;
+        let x = &self.inputs;
         let s = x.input_ids.len() as i64;
-        let total = (x.past_len as i64) + s;
+        let total = (past_len as i64) + s;
         let rows = x.logits_rows.len();
         let seqlens = [(total - 1) as i32];
         let total_len = [total as i32];
@@ -192,12 +200,12 @@ impl DecoderGraph for OrtDecoder {
             }
         }
         let m = &self.memory;
-        let ids = view_of(m, x.input_ids, &[1, s], Elem::I64)?;
-        let pos = view_of(m, x.position_ids, &[1, s], Elem::I64)?;
-        let bias = view_of(m, x.attention_bias, &[1, 1, s, total], Elem::F32)?;
+        let ids = view_of(m, &x.input_ids, &[1, s], Elem::I64)?;
+        let pos = view_of(m, &x.position_ids, &[1, s], Elem::I64)?;
+        let bias = view_of(m, &x.attention_bias, &[1, 1, s, total], Elem::F32)?;
         let seq = view_of(m, &seqlens, &[1], Elem::I32)?;
         let tot = view_of(m, &total_len, &[], Elem::I32)?;
-        let idx = view_of(m, x.logits_rows, &[rows as i64], Elem::I64)?;
+        let idx = view_of(m, &x.logits_rows, &[rows as i64], Elem::I64)?;
         let logits_len = rows * self.vocab;
         // SAFETY: `self.logits` is not touched until the run is over and the view is dropped.
         let logits_view = unsafe {
@@ -232,17 +240,14 @@ impl DecoderGraph for OrtDecoder {
         drop((ids, pos, bias, seq, tot, idx, logits_view, hidden_view));
         self.last_logits_len = logits_len;
         self.last_hidden_len = s as usize * self.hidden;
-        Ok(ForwardOutputs {
-            logits: &self.logits[..logits_len],
-            hidden_states: self.hidden_states.as_deref().map(|h| &h[..s as usize * self.hidden]),
-        })
+        Ok(())
     }
 
-    fn last_logits(&self) -> &[f32] {
+    fn logits(&self) -> &[f32] {
         &self.logits[..self.last_logits_len]
     }
 
-    fn last_hidden_states(&self) -> Option<&[f32]> {
+    fn hidden_states(&self) -> Option<&[f32]> {
         self.hidden_states.as_deref().map(|h| &h[..self.last_hidden_len])
     }
 
@@ -275,6 +280,16 @@ impl DecoderGraph for OrtDecoder {
         Ok(())
     }
 
+    fn device(&self) -> String {
+        self.device.clone()
+    }
+
+    fn inspector(&self) -> Option<&dyn KvInspector> {
+        Some(self)
+    }
+}
+
+impl KvInspector for OrtDecoder {
     fn read_kv(&self, len: usize) -> Vec<f32> {
         let len = len.min(self.capacity);
         let row = self.head_dim;
@@ -294,10 +309,6 @@ impl DecoderGraph for OrtDecoder {
             }
         }
         out
-    }
-
-    fn device(&self) -> String {
-        self.device.clone()
     }
 }
 

@@ -5,17 +5,23 @@
 //! - [`contract`]: checking a session's inputs and outputs against the model manifest.
 //! - [`decoder`]: the decoder runner: one preallocated KV buffer per layer bound as both past and present, and a
 //!   hot path on the raw C API so a decode step costs one `Run` and no large allocation.
+//! - [`encoder`]: the encoder runner (CTC NAT): preallocated logits read in place.
+//!
+//! This folder is the only place in the engine that uses the `ort` crate (scripts/check_layers.py checks it).
 
 pub mod contract;
 pub mod decoder;
+pub mod encoder;
 pub mod library;
 pub mod providers;
 mod raw;
 
-use crate::backend::{Backend, DecoderGraph};
+use std::path::Path;
+
+use crate::backend::{Backend, DecoderGraph, EncoderGraph};
 use crate::config::{BackendConfig, OptimizationLevel};
+use crate::contract::{GraphSpec, Manifest};
 use crate::error::{Error, Result};
-use crate::model::Manifest;
 
 /// Opens graphs with ONNX Runtime.
 #[derive(Debug, Clone)]
@@ -38,7 +44,7 @@ impl OnnxRuntime {
     }
 
     /// Builds an `ort` session for `model_file` with the configured threads, optimization and providers.
-    pub(crate) fn session(&self, model_file: &std::path::Path) -> Result<ort::session::Session> {
+    pub(crate) fn session(&self, model_file: &Path) -> Result<ort::session::Session> {
         use ort::session::builder::GraphOptimizationLevel as G;
         let env = library::environment(self.settings.library.as_deref(), self.threads)?;
         let level = match self.settings.optimization {
@@ -58,11 +64,6 @@ impl OnnxRuntime {
         builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
     }
 
-    /// A description like `onnxruntime/cpu`.
-    pub fn device(&self) -> String {
-        let names: Vec<&str> = self.settings.providers.iter().map(|p| p.name()).collect();
-        format!("onnxruntime/{}", names.join("+"))
-    }
 }
 
 /// Physical parallelism available to this process.
@@ -75,7 +76,16 @@ impl Backend for OnnxRuntime {
         "onnxruntime"
     }
 
+    fn device(&self) -> String {
+        let names: Vec<&str> = self.settings.providers.iter().map(|p| p.name()).collect();
+        format!("onnxruntime/{}", names.join("+"))
+    }
+
     fn open_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<Box<dyn DecoderGraph>> {
         Ok(Box::new(decoder::OrtDecoder::open(self, manifest, capacity)?))
+    }
+
+    fn open_encoder(&self, dir: &Path, graph: &GraphSpec, logits_width: usize) -> Result<Box<dyn EncoderGraph>> {
+        Ok(Box::new(encoder::OrtEncoder::open(self, dir, graph, logits_width)?))
     }
 }

@@ -1,5 +1,5 @@
 //! HSDDW: hierarchical speculative decoding with self-verifying dynamic windows (Syu & Lee, NAACL 2025 Findings;
-//! METHODS.md section 2), for a hierarchy of any depth declared in YAML.
+//! docs/METHODS.md section 2), for a hierarchy of any depth declared in YAML.
 //!
 //! Levels are ordered cheapest first; the target is the top. The lowest level drafts up to `gamma` tokens and
 //! stops early once its own next-token entropy exceeds its threshold (self-verify; the unsure token is kept).
@@ -23,13 +23,14 @@ use self::level::{Buffer, Level, LevelKind, LevelStats};
 use self::thresholds::Threshold;
 use super::speculative::drafter::entropy_of_logits;
 use super::speculative::ngram::NgramDrafter;
-use super::speculative::verify;
+use super::speculative::verify::{self, accepts, residual_draw};
 use super::synced::SyncedModel;
-use super::{prefill_and_sample, DecodeContext, Strategy};
-use crate::backend::Backend;
+use super::{decode_loop, plain_step, DecodeContext, RoundOutcome, Strategy};
 use crate::config::{LevelConfig, ThresholdRule};
+use crate::contract::Manifest;
 use crate::error::{Error, Result};
-use crate::model::Manifest;
+use crate::model::loader::DraftRule;
+use crate::model::ModelLoader;
 use crate::sampling::{self, Sampler, SamplingParams};
 
 /// The HSDDW strategy.
@@ -40,14 +41,15 @@ pub struct Hsddw {
     target_vocab: usize,
     residual: Vec<f32>,
     scratch: verify::VerifyScratch,
+    /// Reused context buffers, one per model level (the prefix each level verifies on top of).
+    contexts: Vec<Vec<u32>>,
 }
 
 impl Hsddw {
     /// Opens the levels (cheapest first) for a target described by `target`.
     pub fn new(
-        backend: &dyn Backend,
+        loader: &ModelLoader,
         target: &Manifest,
-        context: usize,
         levels: &[LevelConfig],
         gamma: usize,
         buffer_cap: usize,
@@ -59,21 +61,22 @@ impl Hsddw {
             let (name, kind) = match cfg {
                 LevelConfig::Ngram { n_max, n_min, window } => ("ngram".to_string(), LevelKind::Ngram(NgramDrafter::new(*n_max, *n_min, *window))),
                 LevelConfig::Model { model } => {
-                    let m = SyncedModel::open(backend, model, context)?;
-                    let man = m.model().manifest();
-                    let tok = |x: &Manifest| x.files.get(&x.tokenizer).cloned();
-                    if tok(man).is_some() && tok(man) != tok(target) {
-                        return Err(Error::model(model, "this level's tokenizer.json differs from the target's"));
-                    }
-                    if man.dims.vocab_size > target.dims.vocab_size {
-                        return Err(Error::model(model, "this level's vocabulary is larger than the target's"));
-                    }
-                    (man.display_name(), LevelKind::Model(Box::new(m)))
+                    let m = loader.open_drafter(model, target, DraftRule::SameTokenizer)?;
+                    (m.manifest().display_name(), LevelKind::Model(Box::new(SyncedModel::new(m))))
                 }
             };
             out.push(Level { name, kind, threshold: Threshold::new(tau_init, rule == ThresholdRule::Adaptive), sampler: None, stats: LevelStats::default() });
         }
-        Ok(Hsddw { levels: out, gamma, buffer_cap, target_vocab: target.dims.vocab_size, residual: Vec::new(), scratch: verify::VerifyScratch::default() })
+        let contexts = vec![Vec::new(); out.len()];
+        Ok(Hsddw {
+            levels: out,
+            gamma,
+            buffer_cap,
+            target_vocab: target.dims.vocab_size,
+            residual: Vec::new(),
+            scratch: verify::VerifyScratch::default(),
+            contexts,
+        })
     }
 }
 
@@ -106,6 +109,7 @@ struct Run<'a> {
     cap: usize,
     vocab: usize,
     residual: &'a mut Vec<f32>,
+    contexts: &'a mut [Vec<u32>],
 }
 
 impl Run<'_> {
@@ -113,7 +117,7 @@ impl Run<'_> {
     fn draft(&mut self, levels: &mut [Level], prefix: &[u32], budget: usize) -> Result<Buffer> {
         let (lower, rest) = levels.split_at_mut(levels.len() - 1);
         let level = &mut rest[0];
-        let sampler = level.sampler.as_mut().ok_or_else(|| Error::Backend("level sampler missing".into()))?;
+        let sampler = level.sampler.as_mut().ok_or_else(|| Error::Internal("level sampler missing".into()))?;
         let mut buf = Buffer { probs: (!self.greedy).then(Vec::new), ..Default::default() };
         if budget == 0 {
             return Ok(buf);
@@ -142,8 +146,9 @@ impl Run<'_> {
                             all.push(p);
                         }
                         if h > level.threshold.tau {
-                            // Self-verify: the token is kept, drafting stops.
+                            // Self-verify: the token is kept, drafting stops and the buffer goes up.
                             buf.unsure = true;
+                            level.stats.escalations_entropy += 1;
                             break;
                         }
                         if i + 1 < limit {
@@ -157,9 +162,13 @@ impl Run<'_> {
             return Ok(buf);
         }
         let LevelKind::Model(model) = &mut level.kind else {
-            return Err(Error::InvalidRequest("an ngram level cannot verify".into()));
+            return Err(Error::Internal("an ngram level cannot verify (the config validation keeps it lowest)".into()));
         };
-        let mut ctx = prefix.to_vec();
+        // This level's context buffer, reused across rounds (no per-round allocation).
+        let depth = lower.len();
+        let mut ctx = std::mem::take(&mut self.contexts[depth]);
+        ctx.clear();
+        ctx.extend_from_slice(prefix);
         let limit = self.cap.min(budget);
         loop {
             let room = limit - buf.tokens.len();
@@ -181,12 +190,11 @@ impl Run<'_> {
                     all_accepted = false;
                     break;
                 }
+                // The one acceptance rule (speculative::verify): argmax match, or min(1, p/q).
+                let q = sub.probs.as_ref().map(|q| q[i].as_slice());
                 let accept = match &p {
                     None => sampler.greedy(row, &ctx) == x,
-                    Some(p) => {
-                        let q_x = sub.probs.as_ref().map_or(1.0, |q| q[i][x as usize]);
-                        sampler.uniform() * q_x < p[x as usize]
-                    }
+                    Some(p) => accepts(p, x, q, sampler.uniform()),
                 };
                 if accept {
                     lower[below].stats.accepted += 1;
@@ -203,18 +211,7 @@ impl Run<'_> {
                 }
                 let correction = match &p {
                     None => sampler.greedy(row, &ctx),
-                    Some(p) => {
-                        self.residual.clear();
-                        match &sub.probs {
-                            Some(q) => self.residual.extend(p.iter().zip(&q[i]).map(|(&a, &b)| (a - b).max(0.0))),
-                            None => {
-                                self.residual.extend_from_slice(p);
-                                self.residual[x as usize] = 0.0;
-                            }
-                        }
-                        let u = sampler.uniform();
-                        if self.residual.iter().sum::<f32>() > 0.0 { sampling::draw(self.residual, u) } else { sampling::draw(p, u) }
-                    }
+                    Some(p) => residual_draw(p, x, q, self.residual, sampler.uniform()),
                 };
                 buf.tokens.push(correction);
                 buf.entropy.push(Some(h));
@@ -256,6 +253,7 @@ impl Run<'_> {
             }
         }
         level.stats.drafted += buf.tokens.len();
+        self.contexts[depth] = ctx;
         Ok(buf)
     }
 
@@ -295,63 +293,31 @@ impl Strategy for Hsddw {
             level.stats = LevelStats::default();
             level.sampler = Some(Sampler::new(SamplingParams { seed: params.seed ^ (0xA5A5_0000 + i as u64), ..params.clone() }));
         }
-        let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
-        history.extend_from_slice(ctx.prompt);
-        let mut token = prefill_and_sample(ctx, &history)?;
-        let result = loop {
-            history.push(token);
-            if !ctx.sink.push(token)? {
-                break Ok(());
-            }
-            let capacity = ctx.target.capacity();
-            if ctx.target.len() + 1 > capacity {
-                ctx.sink.context_full();
-                break Ok(());
-            }
-            let reserve = usize::from(ctx.target.is_batch_invariant());
-            let room = capacity.saturating_sub(ctx.target.len() + 1 + reserve);
-            let budget = room.min(ctx.sink.remaining().saturating_sub(1));
+        let Hsddw { levels, gamma, buffer_cap, target_vocab, residual, scratch, contexts } = self;
+        let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let t_draft = Instant::now();
-            let mut run = Run { greedy, gamma: self.gamma, cap: self.buffer_cap, vocab: self.target_vocab, residual: &mut self.residual };
-            let buf = run.draft(&mut self.levels, &history, budget)?;
+            let mut run = Run { greedy, gamma: *gamma, cap: *buffer_cap, vocab: *target_vocab, residual: &mut *residual, contexts: &mut contexts[..] };
+            let buf = run.draft(levels, history, budget)?;
             ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
             if buf.tokens.is_empty() {
-                token = verify::plain_step(ctx, token, &history)?;
-                continue;
+                return plain_step(ctx, pending, history);
             }
-            let (verdict, _) = verify::verify_and_commit(
-                ctx,
-                token,
-                &buf.tokens,
-                buf.probs.as_deref(),
-                &mut history,
-                &mut self.scratch,
-                verify::ResidualRule::Residual,
-            )?;
-            let top = self.levels.len() - 1;
-            self.levels[top].stats.accepted += verdict.accepted;
+            let (verdict, _) =
+                verify::verify_and_commit(ctx, pending, &buf.tokens, buf.probs.as_deref(), history, scratch, verify::ResidualRule::Residual)?;
+            let top = levels.len() - 1;
+            levels[top].stats.accepted += verdict.accepted;
             if verdict.accepted < buf.tokens.len() {
                 if let Some(h) = buf.entropy[verdict.accepted] {
-                    self.levels[top].threshold.rejected(h);
+                    levels[top].threshold.rejected(h);
                 }
             }
             let calls = ctx.stats.target_calls;
-            for level in &mut self.levels {
+            for level in levels.iter_mut() {
                 level.threshold.end_round();
                 level.stats.tau_trajectory.push((calls, level.threshold.tau));
             }
-            let mut stop = false;
-            for &t in &buf.tokens[..verdict.accepted] {
-                if !ctx.sink.push(t)? {
-                    stop = true;
-                    break;
-                }
-            }
-            if stop {
-                break Ok(());
-            }
-            token = verdict.bonus;
-        };
+            Ok(RoundOutcome { accepted: verdict.accepted, next: verdict.bonus })
+        });
         let committed = ctx.sink.tokens().len().max(1);
         ctx.stats.details = serde_json::json!({
             "levels": self.levels.iter().map(|l| serde_json::json!({

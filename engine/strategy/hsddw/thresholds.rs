@@ -1,4 +1,4 @@
-//! The adaptive entropy threshold of one HSDDW level (METHODS.md section 2): it starts high (tau_init); after the
+//! The adaptive entropy threshold of one HSDDW level (docs/METHODS.md section 2): it starts high (tau_init); after the
 //! first round it becomes the minimum entropy the level showed in that round; from then on it is the mean entropy
 //! the level had at the positions the level above rejected (forced stops excluded).
 

@@ -19,7 +19,7 @@ use std::time::Instant;
 use self::drafter::Drafter;
 use self::verify::ResidualRule;
 use self::window::{StepReport, WindowPolicy};
-use super::{prefill_and_sample, DecodeContext, Strategy};
+use super::{decode_loop, plain_step, DecodeContext, RoundOutcome, Strategy};
 use crate::error::Result;
 
 /// The speculative strategy.
@@ -68,49 +68,37 @@ impl Strategy for Speculative {
         self.residual_rule == ResidualRule::Residual
     }
 
+    fn verifies_in_batches(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self, target: &mut crate::model::LanguageModel) -> Result<()> {
+        if self.policy.needs_cost_curve() {
+            let max = 17.min(target.capacity() / 2).max(2);
+            let curve = cost::measure_or_load(target, max)?;
+            self.policy.set_cost_curve(curve);
+        }
+        Ok(())
+    }
+
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.drafter.reset();
         self.policy.reset();
-        if self.policy.needs_cost_curve() {
-            let max = 17.min(ctx.target.capacity() / 2).max(2);
-            let curve = cost::measure_or_load(ctx.target, max)?;
-            self.policy.set_cost_curve(curve);
-        }
-        let mut history = Vec::with_capacity(ctx.prompt.len() + 256);
-        history.extend_from_slice(ctx.prompt);
-        let mut token = prefill_and_sample(ctx, &history)?;
-        loop {
-            history.push(token);
-            if !ctx.sink.push(token)? {
-                return Ok(());
-            }
-            let capacity = ctx.target.capacity();
-            if ctx.target.len() + 1 > capacity {
-                ctx.sink.context_full();
-                return Ok(());
-            }
-            // Drafting past max_tokens or the context is wasted work. A padded (batch-invariant) target keeps its
-            // last slot free so every verified token sees the numerics its AR step would have.
-            let reserve = usize::from(ctx.target.is_batch_invariant());
-            let room = capacity.saturating_sub(ctx.target.len() + 1 + reserve);
-            let k = self.policy.next_k().min(room).min(ctx.sink.remaining().saturating_sub(1));
+        let Speculative { drafter, policy, residual_rule, scratch } = self;
+        decode_loop(ctx, |ctx, pending, history, budget| {
+            // Drafting past max_tokens or the context is wasted work.
+            let k = policy.next_k().min(budget);
             let t_draft = Instant::now();
-            let draft = if k > 0 { self.drafter.propose(&history, k, ctx.sampler, &mut *self.policy)? } else { Default::default() };
+            let draft = if k > 0 { drafter.propose(history, k, ctx.sampler, &mut **policy)? } else { Default::default() };
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
             if draft.tokens.is_empty() {
-                token = verify::plain_step(ctx, token, &history)?;
-                continue;
+                return plain_step(ctx, pending, history);
             }
             let (verdict, verify_seconds) =
-                verify::verify_and_commit(ctx, token, &draft.tokens, draft.probs.as_deref(), &mut history, &mut self.scratch, self.residual_rule)?;
-            self.policy.observe(&StepReport { drafted: draft.tokens.len(), accepted: verdict.accepted, draft_seconds, verify_seconds });
-            for &t in &draft.tokens[..verdict.accepted] {
-                if !ctx.sink.push(t)? {
-                    return Ok(());
-                }
-            }
-            token = verdict.bonus;
-        }
+                verify::verify_and_commit(ctx, pending, &draft.tokens, draft.probs.as_deref(), history, scratch, *residual_rule)?;
+            policy.observe(&StepReport { drafted: draft.tokens.len(), accepted: verdict.accepted, draft_seconds, verify_seconds });
+            Ok(RoundOutcome { accepted: verdict.accepted, next: verdict.bonus })
+        })
     }
 }

@@ -1,5 +1,9 @@
-//! Acceptance rules for a verified chain. `rows` holds the target's logits after the pending token and after each
-//! draft token (`draft.len() + 1` rows). Both rules extend `history` with the accepted draft tokens, so the
+//! The acceptance rules, in ONE place: every verifier (the speculative strategy's target and every HSDDW level)
+//! decides a drafted token with [`accepts`] (min(1, p/q)) and replaces a rejected one with [`residual_draw`]
+//! (norm(max(p - q, 0))), or compares with the argmax under greedy decoding. docs/METHODS.md section 1.
+//!
+//! For a whole chain, `rows` holds the verifier's logits after the pending token and after each draft token
+//! (`draft.len() + 1` rows). Both chain rules extend `history` with the accepted draft tokens, so the
 //! repetition penalty sees exactly what plain AR would.
 
 use crate::sampling::{self, Sampler};
@@ -25,6 +29,32 @@ pub fn greedy(rows: &[f32], vocab: usize, draft: &[u32], sampler: &mut Sampler, 
     }
     let k = draft.len();
     Verdict { accepted: k, bonus: sampler.greedy(&rows[k * vocab..(k + 1) * vocab], history) }
+}
+
+/// Exact acceptance of draft token `x` drawn from `q` (`None`: a deterministic draft, q(x) = 1) against the
+/// verifier's distribution `p`, with a uniform `u` in [0, 1): accept with probability min(1, p(x) / q(x)).
+pub fn accepts(p: &[f32], x: u32, q: Option<&[f32]>, u: f32) -> bool {
+    let q_x = q.map_or(1.0, |q| q[x as usize]);
+    u * q_x < p[x as usize]
+}
+
+/// The replacement for a rejected draft token `x`: a draw (with uniform `u`) from norm(max(p - q, 0)), or from
+/// p without x for a deterministic draft. When the residual has no mass (p <= q everywhere, which only happens
+/// within rounding, i.e. p == q) the draw is from p: the same law. `residual` is scratch space.
+pub fn residual_draw(p: &[f32], x: u32, q: Option<&[f32]>, residual: &mut Vec<f32>, u: f32) -> u32 {
+    residual.clear();
+    match q {
+        Some(q) => residual.extend(p.iter().zip(q).map(|(&a, &b)| (a - b).max(0.0))),
+        None => {
+            residual.extend_from_slice(p);
+            residual[x as usize] = 0.0;
+        }
+    }
+    if residual.iter().sum::<f32>() > 0.0 {
+        sampling::draw(residual, u)
+    } else {
+        sampling::draw(p, u)
+    }
 }
 
 /// How a rejected draft token is replaced.
@@ -54,35 +84,17 @@ pub fn exact(
     rule: ResidualRule,
 ) -> Verdict {
     for (i, &x) in draft.iter().enumerate() {
-        let q_x = probs.map_or(1.0, |q| q[i][x as usize]);
+        let q = probs.map(|q| q[i].as_slice());
         let u = sampler.uniform();
+        let u2 = sampler.uniform();
         let p = sampler.distribution(&rows[i * vocab..(i + 1) * vocab], history);
-        let p_x = p[x as usize];
-        if u * q_x < p_x {
+        if accepts(p, x, q, u) {
             history.push(x);
             continue;
         }
-        if rule == ResidualRule::BiasedFromTarget {
-            let u2 = sampler.uniform();
-            let p = sampler.distribution(&rows[i * vocab..(i + 1) * vocab], history);
-            return Verdict { accepted: i, bonus: sampling::draw(p, u2) };
-        }
-        residual.clear();
-        match probs {
-            Some(q) => residual.extend(p.iter().zip(&q[i]).map(|(&a, &b)| (a - b).max(0.0))),
-            None => {
-                residual.extend_from_slice(p);
-                residual[x as usize] = 0.0;
-            }
-        }
-        let mass: f32 = residual.iter().sum();
-        let u2 = sampler.uniform();
-        let bonus = if mass > 0.0 {
-            sampling::draw(residual, u2)
-        } else {
-            // p <= q everywhere only within rounding: then p == q, and drawing from p is the same law.
-            let p = sampler.distribution(&rows[i * vocab..(i + 1) * vocab], history);
-            sampling::draw(p, u2)
+        let bonus = match rule {
+            ResidualRule::Residual => residual_draw(p, x, q, residual, u2),
+            ResidualRule::BiasedFromTarget => sampling::draw(p, u2),
         };
         return Verdict { accepted: i, bonus };
     }
@@ -131,15 +143,4 @@ pub fn verify_and_commit(
     ctx.stats.verify_seconds += seconds;
     ctx.stats.record_step(drafts.len(), verdict.accepted);
     Ok((verdict, seconds))
-}
-
-/// A plain target step when nothing was drafted: feed the pending token, sample the next (target time, counted
-/// with verification).
-pub fn plain_step(ctx: &mut crate::strategy::DecodeContext<'_, '_>, pending: u32, history: &[u32]) -> crate::error::Result<u32> {
-    let t0 = std::time::Instant::now();
-    let logits = ctx.target.append(&[pending])?;
-    ctx.stats.target_calls += 1;
-    let next = ctx.sampler.sample(logits, history);
-    ctx.stats.verify_seconds += t0.elapsed().as_secs_f64();
-    Ok(next)
 }

@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::metrics;
-use super::pipeline::{NatPipeline, Translation};
-use crate::bench::report::{peak_rss_mb, ResultRow};
-use crate::bench::BenchArgs;
+use super::report::{peak_rss_mb, ResultRow};
+use super::BenchArgs;
+use crate::nat::metrics;
+use crate::nat::pipeline::{NatPipeline, Translation};
 use crate::config::{CtcDecodeKind, LoadedConfig, StrategyConfig};
 use crate::error::{Error, Result};
 use crate::generate::{GenerationRequest, Prompt};

@@ -1,27 +1,24 @@
-//! `manifest.json`: the contract an exported model folder states (see export/README.md). The engine reads it,
-//! then checks the ONNX graph against it before running anything.
+//! The decoder manifest (`kind: decoder`): dimensions, special tokens, precision, the graph's declared
+//! inputs and outputs and the KV-cache binding of a language-model export (contract in export/README.md).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::header::{self, ModelKind};
+use super::tensor::{GraphSpec, TensorSpec};
 use crate::error::{Error, Result};
 
-/// The manifest format this engine reads.
-pub const FORMAT: &str = "specrt-model";
-/// The manifest version this engine reads.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// A parsed `manifest.json` plus the folder it came from.
+/// A parsed decoder `manifest.json` plus the folder it came from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
     /// Always `specrt-model`.
     pub format: String,
     /// Contract version; this engine reads version 1.
     pub format_version: u32,
-    /// What the graph is: `decoder` for the language models of this contract.
-    pub kind: String,
+    /// What the graph is: [`ModelKind::Decoder`] here.
+    pub kind: ModelKind,
     /// Model family (`llama`, `qwen2`, `mistral`).
     pub architecture: String,
     /// Dimensions of the network.
@@ -44,7 +41,7 @@ pub struct Manifest {
     #[serde(default)]
     pub layers_kept: Option<usize>,
     /// Tokenizer file name inside the folder.
-    #[serde(default = "default_tokenizer")]
+    #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
     /// Where the weights came from.
     #[serde(default)]
@@ -55,45 +52,6 @@ pub struct Manifest {
     /// The model folder (filled on load, not part of the file).
     #[serde(skip)]
     pub dir: PathBuf,
-}
-
-pub(crate) fn default_tokenizer() -> String {
-    "tokenizer.json".into()
-}
-
-// -- shared by every model kind's manifest (decoders here, CTC NAT encoders in crate::nat::manifest) ------------
-
-/// `dir/manifest.json`'s path and text.
-pub(crate) fn read_text(dir: &Path) -> Result<(PathBuf, String)> {
-    let path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::model(&path, format!("cannot read: {e}")))?;
-    Ok((path, text))
-}
-
-/// The format name and version this engine reads.
-pub(crate) fn check_format(path: &Path, format: &str, version: u32) -> Result<()> {
-    if format != FORMAT {
-        return Err(Error::model(path, format!("format is `{format}`, expected `{FORMAT}`")));
-    }
-    if version != FORMAT_VERSION {
-        return Err(Error::model(path, format!("format_version {version} is not supported (this engine reads {FORMAT_VERSION}); re-export the model")));
-    }
-    Ok(())
-}
-
-/// Every file the manifest names exists in the folder.
-pub(crate) fn check_files(dir: &Path, files: &[&String]) -> Result<()> {
-    for file in files {
-        if !dir.join(file).is_file() {
-            return Err(Error::model(dir, format!("missing file `{file}` named in manifest.json")));
-        }
-    }
-    Ok(())
-}
-
-/// A short display name for a model folder: its last component.
-pub(crate) fn folder_name(dir: &Path) -> String {
-    dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string())
 }
 
 /// Network dimensions.
@@ -147,20 +105,63 @@ pub struct TokenIds {
     pub add_bos: bool,
 }
 
+/// Weight element types of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightPrecision {
+    /// Float32 weights.
+    Fp32,
+    /// Float16 weights (GPU form).
+    Fp16,
+    /// 8-bit MatMulNBits.
+    Int8,
+    /// 4-bit MatMulNBits.
+    Int4,
+}
+
+/// KV cache element types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum KvDType {
+    /// IEEE single (the CPU exports).
+    #[default]
+    Float32,
+    /// IEEE half (fp16 exports).
+    Float16,
+}
+
+impl KvDType {
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            KvDType::Float32 => 4,
+            KvDType::Float16 => 2,
+        }
+    }
+}
+
+/// How the KV cache is bound to the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KvLayout {
+    /// One preallocated buffer per layer and tensor, bound as both past and present.
+    SharedBuffer,
+}
+
 /// Weight precision.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Precision {
-    /// `fp32`, `fp16`, `int8` or `int4`.
-    pub weights: String,
+    /// Weight element type.
+    pub weights: WeightPrecision,
     /// Quantization block size (`None` for float weights).
     #[serde(default)]
     pub block_size: Option<usize>,
     /// MatMulNBits accuracy level (0 = fp32 activations, 4 = int8 activations).
     #[serde(default)]
     pub accuracy_level: Option<u32>,
-    /// KV cache element type (`float32` or `float16`).
-    #[serde(default = "default_kv_dtype")]
-    pub kv_dtype: String,
+    /// KV cache element type.
+    #[serde(default)]
+    pub kv_dtype: KvDType,
     /// The checkpoint's own quantization (e.g. `Q4_1`).
     #[serde(default)]
     pub source_quantization: Option<String>,
@@ -169,47 +170,11 @@ pub struct Precision {
     pub notes: serde_json::Value,
 }
 
-fn default_kv_dtype() -> String {
-    "float32".into()
-}
-
-/// The graph file and its declared inputs and outputs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct GraphSpec {
-    /// The ONNX file inside the folder.
-    pub file: String,
-    /// Declared inputs.
-    pub inputs: Vec<TensorSpec>,
-    /// Declared outputs.
-    pub outputs: Vec<TensorSpec>,
-}
-
-/// One declared input or output.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct TensorSpec {
-    /// Tensor name.
-    pub name: String,
-    /// Element type (`float32`, `float16`, `int64`, `int32`).
-    pub dtype: String,
-    /// Dimensions: numbers are fixed, strings are symbolic (`batch`, `seq`, ...).
-    pub shape: Vec<Dim>,
-}
-
-/// A dimension: fixed or symbolic.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum Dim {
-    /// A fixed size.
-    Fixed(i64),
-    /// A named dynamic size.
-    Symbolic(String),
-}
-
 /// KV cache binding names; `{layer}` stands for the layer index.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KvCacheSpec {
-    /// Only `shared_buffer` (past and present bound to one preallocated buffer).
-    pub layout: String,
+    /// The binding (only [`KvLayout::SharedBuffer`]).
+    pub layout: KvLayout,
     /// Past key input name pattern.
     pub key_input: String,
     /// Past value input name pattern.
@@ -231,23 +196,20 @@ impl KvCacheSpec {
 impl Manifest {
     /// Reads `dir/manifest.json` and checks the format, version and the files it names.
     pub fn load(dir: &Path) -> Result<Manifest> {
-        if !dir.is_dir() {
-            return Err(Error::model(dir, "not a folder (export one with `python -m export`, see export/README.md)"));
-        }
-        let (path, text) = read_text(dir)?;
+        let (path, text) = header::read_text(dir)?;
         // A model of another kind gets a pointed message instead of "missing field kv_cache".
-        if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(&text) {
-            if let Some(kind) = obj.get("kind").and_then(|k| k.as_str()).filter(|k| *k != "decoder") {
-                let hint = if kind == "ctc_nat" { ": use it with `strategy: {kind: nat}`" } else { "" };
-                return Err(Error::model(&path, format!("kind is `{kind}`, but a decoder model is needed here{hint}")));
-            }
+        let (kind, raw) = header::peek_kind(&path, &text)?;
+        if kind != Some(ModelKind::Decoder) {
+            let hint = match kind {
+                Some(ModelKind::CtcNat) => ": use it with `strategy: {kind: nat}`",
+                Some(ModelKind::DraftHead) => ": a draft head is named by a speculative strategy's drafter, not as `model`",
+                _ => "",
+            };
+            return Err(Error::model(&path, format!("kind is `{raw}`, but a decoder model is needed here{hint}")));
         }
         let mut m: Manifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid manifest: {e}")))?;
-        check_format(&path, &m.format, m.format_version)?;
-        if m.kv_cache.layout != "shared_buffer" {
-            return Err(Error::model(&path, format!("kv_cache.layout `{}` is not supported (expected shared_buffer)", m.kv_cache.layout)));
-        }
-        check_files(dir, &[&m.graph.file, &m.tokenizer])?;
+        header::check_format(&path, &m.format, m.format_version)?;
+        header::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
         m.dir = dir.to_path_buf();
         Ok(m)
     }
@@ -259,16 +221,16 @@ impl Manifest {
 
     /// The declared input called `name`, if any.
     pub fn input(&self, name: &str) -> Option<&TensorSpec> {
-        self.graph.inputs.iter().find(|t| t.name == name)
+        self.graph.input(name)
     }
 
     /// The declared output called `name`, if any.
     pub fn output(&self, name: &str) -> Option<&TensorSpec> {
-        self.graph.outputs.iter().find(|t| t.name == name)
+        self.graph.output(name)
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        folder_name(&self.dir)
+        header::folder_name(&self.dir)
     }
 }

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::header::{self, ModelKind};
+use super::tensor::GraphSpec;
 use crate::error::{Error, Result};
-use crate::model::manifest::{self as common, default_tokenizer, GraphSpec};
 
 /// A parsed CTC NAT manifest plus its folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -16,8 +17,8 @@ pub struct NatManifest {
     pub format: String,
     /// Contract version (1).
     pub format_version: u32,
-    /// Always `ctc_nat`.
-    pub kind: String,
+    /// Always [`ModelKind::CtcNat`].
+    pub kind: ModelKind,
     /// Encoder dimensions.
     pub dims: NatDims,
     /// CTC-specific ids and the upsampling policy.
@@ -25,7 +26,7 @@ pub struct NatManifest {
     /// The graph file and its declared inputs and outputs.
     pub graph: GraphSpec,
     /// Tokenizer file inside the folder (source and target share it).
-    #[serde(default = "default_tokenizer")]
+    #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
     /// Where the weights came from (training run, steps, ...).
     #[serde(default)]
@@ -66,11 +67,19 @@ pub struct CtcSpec {
     pub upsample: UpsampleSpec,
 }
 
+/// How source tokens are spread over the output positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpsamplePolicy {
+    /// Source token i at position floor(i * L / n), `<mask>` elsewhere.
+    MaskInsertion,
+}
+
 /// The upsampling policy.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UpsampleSpec {
-    /// Only `mask_insertion`.
-    pub policy: String,
+    /// The placement rule (only [`UpsamplePolicy::MaskInsertion`]).
+    pub policy: UpsamplePolicy,
     /// Output positions per source token the model was trained with.
     pub rate: f32,
     /// Most positions per pass (the position table).
@@ -80,18 +89,14 @@ pub struct UpsampleSpec {
 impl NatManifest {
     /// Reads `dir/manifest.json` and checks the kind, version, ids and files.
     pub fn load(dir: &Path) -> Result<Self> {
-        let (path, text) = common::read_text(dir)?;
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid JSON: {e}")))?;
-        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
-        if kind != "ctc_nat" {
-            return Err(Error::model(&path, format!("kind is `{kind}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")));
+        let (path, text) = header::read_text(dir)?;
+        let (kind, raw) = header::peek_kind(&path, &text)?;
+        if kind != Some(ModelKind::CtcNat) {
+            return Err(Error::model(&path, format!("kind is `{raw}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")));
         }
-        let mut m: NatManifest = serde_json::from_value(value).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
-        common::check_format(&path, &m.format, m.format_version)?;
+        let mut m: NatManifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
+        header::check_format(&path, &m.format, m.format_version)?;
         let c = &m.ctc;
-        if c.upsample.policy != "mask_insertion" {
-            return Err(Error::model(&path, format!("ctc.upsample.policy `{}` is not supported (expected mask_insertion)", c.upsample.policy)));
-        }
         if !(c.upsample.rate >= 1.0) || c.upsample.position_limit == 0 || c.upsample.position_limit > m.dims.max_position_embeddings {
             return Err(Error::model(&path, format!(
                 "ctc.upsample: rate {} must be >= 1 and position_limit {} within 1..={} (dims.max_position_embeddings)",
@@ -103,13 +108,13 @@ impl NatManifest {
                 return Err(Error::model(&path, format!("ctc.{name} {id} is outside the vocabulary ({})", m.dims.vocab_size)));
             }
         }
-        common::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
+        header::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
         m.dir = dir.to_path_buf();
         Ok(m)
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        common::folder_name(&self.dir)
+        header::folder_name(&self.dir)
     }
 }

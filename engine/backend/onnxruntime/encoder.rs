@@ -1,0 +1,89 @@
+//! The encoder runner (CTC NAT contract): one `Run` per batch with `input_ids` and `attention_mask`
+//! `[batch, positions]`; the logits land in a buffer the runner owns and reuses (grown on demand), so decoding
+//! reads them in place instead of copying `[batch, positions, vocab]` first.
+
+use std::ffi::{c_char, c_void, CString};
+use std::path::Path;
+use std::time::Instant;
+
+use ort::sys::OrtValue;
+use ort::AsPointer;
+
+use super::raw::{self, CpuMemory, Elem, TensorView};
+use super::{contract, OnnxRuntime};
+use crate::backend::EncoderGraph;
+use crate::contract::GraphSpec;
+use crate::error::{Error, Result};
+
+/// An encoder graph on ONNX Runtime.
+pub struct OrtEncoder {
+    session: ort::session::Session,
+    memory: CpuMemory,
+    width: usize,
+    input_names: [CString; 2],
+    output_name: CString,
+    logits: Vec<f32>,
+    run_seconds: f64,
+}
+
+// SAFETY: the session may be used from any thread, one `Run` at a time (`forward` takes `&mut self`); the
+// memory info is immutable.
+unsafe impl Send for OrtEncoder {}
+
+impl OrtEncoder {
+    /// Loads `dir/graph.file` and checks its inputs and outputs against `graph`.
+    pub fn open(backend: &OnnxRuntime, dir: &Path, graph: &GraphSpec, width: usize) -> Result<Self> {
+        let session = backend.session(&dir.join(&graph.file))?;
+        contract::compare_io(dir, &graph.inputs, &graph.outputs, &session)?;
+        let c = |s: &str| CString::new(s).map_err(|e| Error::Internal(format!("tensor name {s:?}: {e}")));
+        Ok(OrtEncoder {
+            session,
+            memory: CpuMemory::new()?,
+            width,
+            input_names: [c("input_ids")?, c("attention_mask")?],
+            output_name: c("logits")?,
+            logits: Vec::new(),
+            run_seconds: 0.0,
+        })
+    }
+}
+
+impl EncoderGraph for OrtEncoder {
+    fn forward(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[f32]> {
+        let n = batch * positions;
+        if n == 0 || input_ids.len() != n || attention_mask.len() != n {
+            return Err(Error::InvalidRequest(format!(
+                "encoder pass over {batch} x {positions} positions got {} ids and {} mask values",
+                input_ids.len(),
+                attention_mask.len()
+            )));
+        }
+        let out_len = n * self.width;
+        if self.logits.len() < out_len {
+            self.logits.resize(out_len, 0.0);
+        }
+        let shape = [batch as i64, positions as i64];
+        let m = &self.memory;
+        // SAFETY: the slices outlive the run (views drop at the end of this function); ORT never writes inputs.
+        let ids = unsafe { TensorView::new(m, input_ids.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
+        let mask = unsafe { TensorView::new(m, attention_mask.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
+        // SAFETY: `self.logits` is not touched until the run is over and the view is dropped.
+        let out = unsafe {
+            TensorView::new(m, self.logits.as_mut_ptr().cast(), out_len * 4, &[batch as i64, positions as i64, self.width as i64], Elem::F32)?
+        };
+        let names: [*const c_char; 2] = [self.input_names[0].as_ptr(), self.input_names[1].as_ptr()];
+        let values = [ids.ptr() as *const OrtValue, mask.ptr() as *const OrtValue];
+        let mut outputs = [out.ptr()];
+        let t0 = Instant::now();
+        // SAFETY: names and values are parallel arrays of live objects; the session is alive.
+        let ran = unsafe { raw::run(self.session.ptr().cast_mut(), &names, &values, &[self.output_name.as_ptr()], &mut outputs) };
+        self.run_seconds += t0.elapsed().as_secs_f64();
+        ran?;
+        drop((ids, mask, out));
+        Ok(&self.logits[..out_len])
+    }
+
+    fn backend_seconds(&self) -> f64 {
+        self.run_seconds
+    }
+}
