@@ -18,7 +18,7 @@ DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name 
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
+.PHONY: demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
 	nat-models translation-pairs train-env train-nat bench-nat
 
 help:
@@ -141,7 +141,18 @@ demo: setup models release
 	@echo ">> specrt generate --config configs/default.yaml --chat --stream"
 	./target/release/specrt generate --config configs/default.yaml --chat --stream --prompt "$(DEMO_PROMPT)"
 
-test: setup fixtures test-rust test-python
+test: setup tools fixtures lint test-rust test-python
+
+# What the tests need from the OS: valgrind for the C examples' memcheck (tests/c_examples.rs fails without it).
+tools:
+	@command -v valgrind >/dev/null 2>&1 || { echo ">> installing valgrind"; apt-get update -q && apt-get install -y -q valgrind; }
+
+# House rules checked on every test run: formatting (rustfmt.toml), clippy with the allow-list in Cargo.toml,
+# and no import cycle between engine folders / no `ort` outside engine/backend/<name>/ (scripts/check_layers.py).
+lint:
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	python3 scripts/check_layers.py
 
 # `cargo build` first: the C-example test links target/debug/libspecrt.so.
 test-rust:

@@ -250,12 +250,7 @@ impl<'a> OutputSink<'a> {
             let hold = self
                 .stop_strings
                 .iter()
-                .map(|s| {
-                    (1..s.len().min(self.text.len() + 1))
-                        .rev()
-                        .find(|&n| s.is_char_boundary(n) && self.text.ends_with(&s[..n]))
-                        .unwrap_or(0)
-                })
+                .map(|s| (1..s.len().min(self.text.len() + 1)).rev().find(|&n| s.is_char_boundary(n) && self.text.ends_with(&s[..n])).unwrap_or(0))
                 .max()
                 .unwrap_or(0);
             end -= hold;

@@ -48,9 +48,10 @@ impl Pipeline {
     /// Loads a pipeline from a parsed config.
     pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
         let config = loaded.config;
-        let name = config.name.clone().unwrap_or_else(|| {
-            Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "pipeline".into())
-        });
+        let name = config
+            .name
+            .clone()
+            .unwrap_or_else(|| Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "pipeline".into()));
         if matches!(config.strategy, StrategyConfig::Nat { .. }) {
             return Err(Error::Config {
                 file: loaded.source.clone(),
@@ -83,8 +84,7 @@ impl Pipeline {
         stop_ids.sort_unstable();
         stop_ids.dedup();
         let strategy = strategy::build(&config.strategy, &loader, target.manifest())?;
-        let mut pipeline =
-            Pipeline { name, config, backend, loader, target, numerics: None, tokenizer, template, stop_ids, strategy };
+        let mut pipeline = Pipeline { name, config, backend, loader, target, numerics: None, tokenizer, template, stop_ids, strategy };
         pipeline.prepare_strategy()?;
         Ok(pipeline)
     }
@@ -111,10 +111,7 @@ impl Pipeline {
     }
 
     fn allows_lossy(&self) -> bool {
-        matches!(
-            self.config.strategy,
-            StrategyConfig::Speculative { allow_lossy: true, .. } | StrategyConfig::Hsddw { allow_lossy: true, .. }
-        )
+        matches!(self.config.strategy, StrategyConfig::Speculative { allow_lossy: true, .. } | StrategyConfig::Hsddw { allow_lossy: true, .. })
     }
 
     /// How the target runs so verification equals decoding: `native` (unpadded one-token steps already match),
@@ -264,13 +261,7 @@ impl Pipeline {
         let backend_before = self.target.backend_seconds() + self.strategy.backend_seconds();
         let start = Instant::now();
         let result = {
-            let mut ctx = DecodeContext {
-                target: &mut self.target,
-                prompt: &prompt,
-                sampler: &mut sampler,
-                sink: &mut sink,
-                stats: &mut stats,
-            };
+            let mut ctx = DecodeContext { target: &mut self.target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
             self.strategy.generate(&mut ctx)
         };
         self.target.reset();

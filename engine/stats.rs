@@ -61,11 +61,7 @@ impl Stats {
 
     /// Acceptance rate at each draft position.
     pub fn acceptance_per_position(&self) -> Vec<f64> {
-        self.drafted_per_position
-            .iter()
-            .zip(&self.accepted_per_position)
-            .map(|(&d, &a)| if d == 0 { 0.0 } else { a as f64 / d as f64 })
-            .collect()
+        self.drafted_per_position.iter().zip(&self.accepted_per_position).map(|(&d, &a)| if d == 0 { 0.0 } else { a as f64 / d as f64 }).collect()
     }
 
     /// Prompt tokens per second of prefill.

@@ -1,5 +1,5 @@
 //! Builds the C examples (examples/c/) with `cc` against the libspecrt.so of this build, runs them on the tiny
-//! model, and runs one under valgrind's memcheck when valgrind is installed. `make test-c` runs this test.
+//! model, and runs one under valgrind's memcheck (valgrind is required). `make test-c` runs this test.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -89,7 +89,10 @@ fn c_examples_build_and_run() {
 
     // Memcheck: no invalid access in our code and nothing definitely or indirectly lost. ONNX Runtime's and the
     // dynamic loader's known reports are suppressed (examples/c/valgrind.supp says which and why).
-    if Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success()) {
+    // `make test` installs valgrind (the `tools` target); a missing one is a failure, never a silent skip.
+    let have_valgrind = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(have_valgrind, "valgrind is not installed (make tools installs it): the C memcheck cannot run");
+    {
         let out = Command::new("valgrind")
             .args(["--leak-check=full", "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=1", "--show-possibly-lost=no"])
             .arg(format!("--suppressions={}", root().join("examples/c/valgrind.supp").display()))
@@ -102,7 +105,5 @@ fn c_examples_build_and_run() {
         let log = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "valgrind found errors:\n{log}");
         assert!(log.contains("definitely lost: 0 bytes") || log.contains("All heap blocks were freed"), "{log}");
-    } else {
-        eprintln!("valgrind is not installed: memcheck skipped");
     }
 }

@@ -22,11 +22,8 @@ fn header_path() -> PathBuf {
 fn generate() -> String {
     let root = root();
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml parses");
-    let bindings = cbindgen::Builder::new()
-        .with_config(config)
-        .with_src(root.join("engine/ffi/mod.rs"))
-        .generate()
-        .expect("cbindgen generates the header");
+    let bindings =
+        cbindgen::Builder::new().with_config(config).with_src(root.join("engine/ffi/mod.rs")).generate().expect("cbindgen generates the header");
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).expect("the header is UTF-8")

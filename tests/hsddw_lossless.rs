@@ -54,7 +54,8 @@ fn pipeline() -> (tempfile::TempDir, Pipeline) {
 fn greedy_hsddw_equals_ar_for_two_three_and_four_levels() {
     let (_d, mut p) = pipeline();
     let prompts = prompts(200, 21);
-    let req = |q: &Vec<u32>| GenerationRequest { prompt: Some(Prompt::Tokens(q.clone())), max_tokens: Some(260), ignore_eos: true, ..Default::default() };
+    let req =
+        |q: &Vec<u32>| GenerationRequest { prompt: Some(Prompt::Tokens(q.clone())), max_tokens: Some(260), ignore_eos: true, ..Default::default() };
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&req(q), &mut |_| true).unwrap().tokens).collect();
     for (name, levels) in hierarchies() {
@@ -78,7 +79,8 @@ fn hsddw_reports_levels_escalations_and_threshold_trajectories() {
     let (_d, mut p) = pipeline();
     let (_, levels) = hierarchies().into_iter().find(|(n, _)| *n == "3-level draft>skip").unwrap();
     p.set_strategy(hsddw(levels, ThresholdRule::Adaptive, 10.0)).unwrap();
-    let req = GenerationRequest { prompt: Some(Prompt::Tokens(prompts(1, 4).remove(0))), max_tokens: Some(120), ignore_eos: true, ..Default::default() };
+    let req =
+        GenerationRequest { prompt: Some(Prompt::Tokens(prompts(1, 4).remove(0))), max_tokens: Some(120), ignore_eos: true, ..Default::default() };
     let out = p.generate(&req, &mut |_| true).unwrap();
     let levels = out.stats.details["levels"].as_array().unwrap().clone();
     assert_eq!(levels.len(), 2);

@@ -138,7 +138,9 @@ fn manifests_that_break_the_contract_say_what_is_wrong() {
 #[test]
 fn bad_nat_settings_point_at_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    for (extra, key, line) in [("  beam_width: 0\n", "strategy.beam_width", 6), ("  rate: 0.5\n", "strategy.rate", 6), ("  batch_size: 0\n", "strategy.batch_size", 6)] {
+    for (extra, key, line) in
+        [("  beam_width: 0\n", "strategy.beam_width", 6), ("  rate: 0.5\n", "strategy.rate", 6), ("  batch_size: 0\n", "strategy.batch_size", 6)]
+    {
         let cfg = nat_yaml(dir.path(), &tiny_nat(), extra);
         let err = NatPipeline::load(&cfg).err().expect("invalid");
         let msg = err.to_string();
@@ -233,8 +235,17 @@ fn bench_on_a_nat_pipeline_writes_the_translation_fields() {
     std::fs::write(&pairs, lines.join("\n")).unwrap();
     let out = dir.path().join("out");
     let o = specrt(&[
-        "bench", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "--pairs", pairs.to_str().unwrap(),
-        "--max-new-tokens", "6", "--prompts-per-category", "5",
+        "bench",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--pairs",
+        pairs.to_str().unwrap(),
+        "--max-new-tokens",
+        "6",
+        "--prompts-per-category",
+        "5",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();

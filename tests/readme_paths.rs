@@ -263,7 +263,11 @@ fn missing(root: &Path, named: &[Named]) -> Vec<Named> {
             let found = match &n.scope {
                 Scope::Root => {
                     let full = root.join(&n.path);
-                    if n.path.ends_with('/') { full.is_dir() } else { full.exists() }
+                    if n.path.ends_with('/') {
+                        full.is_dir()
+                    } else {
+                        full.exists()
+                    }
                 }
                 Scope::Anywhere => all.iter().any(|p| ends_with(p, &n.path) && kind_ok(p, &n.path)),
                 Scope::Under(dir) => {

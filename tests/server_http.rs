@@ -237,7 +237,13 @@ fn a_panic_answers_500_and_the_worker_survives() {
     let addr = srv.addr();
     let r = post(addr, "/v1/completions", json!({"prompt": "please PANIC-NOW", "max_tokens": 3}));
     assert_error(&r, 500, "internal_error", None);
-    let s = EventStream::open(addr, "/v1/chat/completions", &json!({"messages": [{"role": "user", "content": "PANIC-NOW"}], "stream": true}), Duration::from_secs(30)).unwrap();
+    let s = EventStream::open(
+        addr,
+        "/v1/chat/completions",
+        &json!({"messages": [{"role": "user", "content": "PANIC-NOW"}], "stream": true}),
+        Duration::from_secs(30),
+    )
+    .unwrap();
     assert_eq!(s.status, 500);
     for _ in 0..3 {
         let ok = post(addr, "/v1/completions", json!({"prompt": "fine", "max_tokens": 4, "ignore_eos": true}));
@@ -287,7 +293,8 @@ fn a_dropped_non_streaming_request_cancels_its_generation() {
         use std::io::Write;
         let body = long_request(false).to_string();
         let mut tcp = std::net::TcpStream::connect(addr).unwrap();
-        write!(tcp, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        write!(tcp, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len())
+            .unwrap();
         assert!(wait_for(10.0, || srv.busy() == 1));
     }
     let cancelled = wait_for(20.0, || srv.metrics().pipeline(NAME).cancelled.get("disconnect") == Some(&1));

@@ -206,9 +206,6 @@ fn bounded_load_with_backpressure() {
     let h = client::get(addr, "/health").unwrap();
     assert_eq!(h.status, 200);
     assert!(srv.busy() == 0);
-    assert!(
-        rss_after_second - rss_after_first < RSS_BOUND_MIB,
-        "RSS grew from {rss_after_first:.1} to {rss_after_second:.1} MiB"
-    );
+    assert!(rss_after_second - rss_after_first < RSS_BOUND_MIB, "RSS grew from {rss_after_first:.1} to {rss_after_second:.1} MiB");
     srv.shutdown();
 }

@@ -41,13 +41,8 @@ const NEAR_TIE: f32 = 0.5;
 
 #[test]
 fn quantized_exports_agree_with_fp32_on_the_first_16_tokens() {
-    let prompts = [
-        "The capital of France is",
-        "def fibonacci(n):",
-        "Once upon a time, in a small village,",
-        "The three primary colors are",
-        "Water boils at",
-    ];
+    let prompts =
+        ["The capital of France is", "def fibonacci(n):", "Once upon a time, in a small village,", "The three primary colors are", "Water boils at"];
     let tok = specrt::text::Tokenizer::load(&smollm2("fp32").join("tokenizer.json")).unwrap();
     let mut fp32 = open(&smollm2("fp32"), 128);
     let mut quantized = [("int4", open(&smollm2("int4"), 128)), ("int8", open(&smollm2("int8"), 128))];
@@ -91,12 +86,14 @@ fn quantized_exports_agree_with_fp32_on_the_first_16_tokens() {
 fn streamed_pieces_are_whole_utf8_and_add_up_to_the_text() {
     let (_d, mut p) = pipeline("int8", "");
     let mut pieces = Vec::new();
-    let req = GenerationRequest { max_tokens: Some(48), ..GenerationRequest::text("Translate to Japanese and add emoji: I love sushi 🍣. Answer:") };
-    let out = p.generate(&req, &mut |piece| {
-        pieces.push(piece.to_string());
-        true
-    })
-    .unwrap();
+    let req =
+        GenerationRequest { max_tokens: Some(48), ..GenerationRequest::text("Translate to Japanese and add emoji: I love sushi 🍣. Answer:") };
+    let out = p
+        .generate(&req, &mut |piece| {
+            pieces.push(piece.to_string());
+            true
+        })
+        .unwrap();
     assert_eq!(pieces.concat(), out.text);
     // Only the final flush may hold a replacement character: when max_tokens cuts a character in half.
     let body = &pieces[..pieces.len().saturating_sub(1)];

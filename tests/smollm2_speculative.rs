@@ -24,7 +24,10 @@ fn speculative_outputs_equal_ar_on_smollm2() {
     let strategies = [
         ("ngram/static", spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }, WindowPolicyKind::Static, 4)),
         ("ngram/cost_model", spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }, WindowPolicyKind::CostModel, 4)),
-        ("layer_skip/heuristic", spec(DrafterConfig::LayerSkip { model: model_dir("smollm2-135m-instruct-int4-skip22") }, WindowPolicyKind::Heuristic, 3)),
+        (
+            "layer_skip/heuristic",
+            spec(DrafterConfig::LayerSkip { model: model_dir("smollm2-135m-instruct-int4-skip22") }, WindowPolicyKind::Heuristic, 3),
+        ),
     ];
     // The pipeline is speculative, so its target pads one-token steps; `set_strategy(ar)` keeps that, making AR
     // the exact reference (the same numerics the verification pass has).

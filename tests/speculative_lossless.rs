@@ -296,17 +296,27 @@ fn speculative_sampling_matches_ar_sampling_over_long_chains() {
     let runs = 1500;
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let mut none = 0;
-    let ar = sampled_law(&mut |seed| {
-        let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-        (o.tokens, o.stats)
-    }, runs, 0, &mut none);
+    let ar = sampled_law(
+        &mut |seed| {
+            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+            (o.tokens, o.stats)
+        },
+        runs,
+        0,
+        &mut none,
+    );
     for (name, drafter) in drafters().into_iter().take(3) {
         p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 3)).unwrap();
         let mut drafted = 0;
-        let sp = sampled_law(&mut |seed| {
-            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-            (o.tokens, o.stats)
-        }, runs, 1_000_000, &mut drafted);
+        let sp = sampled_law(
+            &mut |seed| {
+                let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+                (o.tokens, o.stats)
+            },
+            runs,
+            1_000_000,
+            &mut drafted,
+        );
         assert!(drafted as u64 > runs, "{name}: drafted only {drafted} tokens over {runs} runs");
         let (pv, tests) = min_p_value(&ar, &sp);
         assert!(pv > ALPHA / tests as f64, "{name}: a token distribution differs from AR (min p {pv:.2e} over {tests} tests)");
@@ -323,10 +333,15 @@ fn end_to_end_sampling_test_catches_a_biased_residual() {
     let runs = 1500;
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let mut none = 0;
-    let ar = sampled_law(&mut |seed| {
-        let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-        (o.tokens, o.stats)
-    }, runs, 0, &mut none);
+    let ar = sampled_law(
+        &mut |seed| {
+            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
+            (o.tokens, o.stats)
+        },
+        runs,
+        0,
+        &mut none,
+    );
     let loader = specrt::model::ModelLoader::new(std::sync::Arc::new(backend(2)), 512);
     let mut target = loader.open(&tiny()).unwrap();
     target.ensure_batch_invariance().unwrap();
@@ -338,17 +353,22 @@ fn end_to_end_sampling_test_catches_a_biased_residual() {
     .with_residual_rule(ResidualRule::BiasedFromTarget);
     let tok = specrt::text::Tokenizer::load(&tiny().join("tokenizer.json")).unwrap();
     let mut drafted = 0;
-    let bad = sampled_law(&mut |seed| {
-        let params = SamplingParams { temperature: 1.0, top_k: 8, seed, ..Default::default() };
-        let mut sampler = Sampler::new(params);
-        let mut stats = Stats::default();
-        let mut on_text = |_: &str| true;
-        let mut sink = OutputSink::new(&tok, &[], &[], CHAIN, &mut on_text, None);
-        target.reset();
-        let mut ctx = DecodeContext { target: &mut target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
-        biased.generate(&mut ctx).unwrap();
-        (sink.tokens().to_vec(), stats)
-    }, runs, 2_000_000, &mut drafted);
+    let bad = sampled_law(
+        &mut |seed| {
+            let params = SamplingParams { temperature: 1.0, top_k: 8, seed, ..Default::default() };
+            let mut sampler = Sampler::new(params);
+            let mut stats = Stats::default();
+            let mut on_text = |_: &str| true;
+            let mut sink = OutputSink::new(&tok, &[], &[], CHAIN, &mut on_text, None);
+            target.reset();
+            let mut ctx = DecodeContext { target: &mut target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
+            biased.generate(&mut ctx).unwrap();
+            (sink.tokens().to_vec(), stats)
+        },
+        runs,
+        2_000_000,
+        &mut drafted,
+    );
     assert!(drafted > 0);
     let (pv, tests) = min_p_value(&ar, &bad);
     assert!(pv < ALPHA / tests as f64, "the biased rule went unnoticed end to end (min p {pv:.2e} over {tests} tests)");

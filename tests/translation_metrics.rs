@@ -31,8 +31,7 @@ fn cases() -> Vec<Case> {
 fn bleu_matches_sacrebleu() {
     let mut failures = Vec::new();
     for case in cases() {
-        let got = corpus_bleu(&case.hypotheses, &case.references)
-            .unwrap_or_else(|e| panic!("case {}: corpus_bleu failed: {e}", case.name));
+        let got = corpus_bleu(&case.hypotheses, &case.references).unwrap_or_else(|e| panic!("case {}: corpus_bleu failed: {e}", case.name));
         let mut diffs = Vec::new();
         if (got.score - case.bleu).abs() >= TOLERANCE {
             diffs.push(format!("score {} vs sacrebleu {}", got.score, case.bleu));
@@ -46,10 +45,7 @@ fn bleu_matches_sacrebleu() {
             diffs.push(format!("bp {} vs sacrebleu {}", got.brevity_penalty, case.bleu_brevity_penalty));
         }
         if (got.hyp_len, got.ref_len) != (case.bleu_hyp_len, case.bleu_ref_len) {
-            diffs.push(format!(
-                "lengths {}/{} vs sacrebleu {}/{}",
-                got.hyp_len, got.ref_len, case.bleu_hyp_len, case.bleu_ref_len
-            ));
+            diffs.push(format!("lengths {}/{} vs sacrebleu {}/{}", got.hyp_len, got.ref_len, case.bleu_hyp_len, case.bleu_ref_len));
         }
         if !diffs.is_empty() {
             failures.push(format!("case {}: BLEU {}", case.name, diffs.join("; ")));
@@ -62,8 +58,7 @@ fn bleu_matches_sacrebleu() {
 fn chrf_matches_sacrebleu() {
     let mut failures = Vec::new();
     for case in cases() {
-        let got = corpus_chrf(&case.hypotheses, &case.references)
-            .unwrap_or_else(|e| panic!("case {}: corpus_chrf failed: {e}", case.name));
+        let got = corpus_chrf(&case.hypotheses, &case.references).unwrap_or_else(|e| panic!("case {}: corpus_chrf failed: {e}", case.name));
         if (got - case.chrf).abs() >= TOLERANCE {
             failures.push(format!("case {}: chrF {got} vs sacrebleu {}", case.name, case.chrf));
         }

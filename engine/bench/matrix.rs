@@ -82,7 +82,12 @@ impl BenchMatrix {
             }
         }
         if m.pipelines.is_empty() {
-            return Err(Error::Config { file: path.display().to_string(), line: 0, column: 0, message: "pipelines: list at least one pipeline".into() });
+            return Err(Error::Config {
+                file: path.display().to_string(),
+                line: 0,
+                column: 0,
+                message: "pipelines: list at least one pipeline".into(),
+            });
         }
         Ok(m)
     }

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use super::report::{peak_rss_mb, ResultRow};
 use super::BenchArgs;
-use crate::nat::metrics;
-use crate::nat::pipeline::{NatPipeline, Translation};
 use crate::config::{CtcDecodeKind, LoadedConfig, StrategyConfig};
 use crate::error::{Error, Result};
 use crate::generate::{GenerationRequest, Prompt};
+use crate::nat::metrics;
+use crate::nat::pipeline::{NatPipeline, Translation};
 use crate::pipeline::Pipeline;
 
 /// One held-out pair.
@@ -35,9 +35,8 @@ pub struct Pair {
 
 /// Reads a `{"id","en","de"}` JSONL file.
 pub fn read_pairs(path: &Path, limit: Option<usize>) -> Result<Vec<Pair>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::io(path, std::io::Error::new(e.kind(), format!("{e} (make the held-out pairs with `make translation-pairs`)")))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::io(path, std::io::Error::new(e.kind(), format!("{e} (make the held-out pairs with `make translation-pairs`)"))))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let p: Pair = serde_json::from_str(line).map_err(|e| Error::InvalidRequest(format!("{}:{}: {e}", path.display(), i + 1)))?;
@@ -118,7 +117,7 @@ struct Run {
 }
 
 fn progress(label: &str, done: usize, total: usize, start: Instant) {
-    if done % 50 == 0 || done == total {
+    if done.is_multiple_of(50) || done == total {
         eprint!("\rbench: {label}: {done}/{total} sentences, {:.0}s elapsed   ", start.elapsed().as_secs_f64());
         if done == total {
             eprintln!();
@@ -186,7 +185,18 @@ fn ar_batch1(p: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize, label: &st
 }
 
 #[allow(clippy::too_many_arguments)]
-fn row(name: &str, strategy: &str, model: &str, run: &Run, refs: &[String], ar: &Run, ar_scores: (f64, f64), batched: Option<&Run>, batch_size: usize, decode: &str) -> Result<NatRow> {
+fn row(
+    name: &str,
+    strategy: &str,
+    model: &str,
+    run: &Run,
+    refs: &[String],
+    ar: &Run,
+    ar_scores: (f64, f64),
+    batched: Option<&Run>,
+    batch_size: usize,
+    decode: &str,
+) -> Result<NatRow> {
     let (bleu, chrf) = bleu_chrf(&run.texts, refs)?;
     let n = run.texts.len();
     let new_tokens: usize = run.tokens.iter().sum();
@@ -263,7 +273,10 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     let warm: Vec<String> = pairs.iter().take(8).map(|p| p.en.clone()).collect();
     for w in &warm {
         nat.translate_one(w)?;
-        ar.generate(&GenerationRequest { prompt: Some(Prompt::Text(w.clone())), chat: Some(true), max_tokens: Some(32), ..Default::default() }, &mut |_| true)?;
+        ar.generate(
+            &GenerationRequest { prompt: Some(Prompt::Text(w.clone())), chat: Some(true), max_tokens: Some(32), ..Default::default() },
+            &mut |_| true,
+        )?;
     }
     nat.translate(&warm)?;
     let max_new = args.max_new_tokens.unwrap_or(256);

@@ -53,12 +53,10 @@ pub fn load_sets(matrix: &BenchMatrix) -> Result<Vec<PromptSet>> {
                 Error::InvalidRequest(format!("category `{category}` needs `datasets:` (a folder made by `python -m export.datasets`)"))
             })?;
             let path = dir.join(format!("{category}.jsonl"));
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Error::InvalidRequest(format!("{}: {e} (run `make datasets`)", path.display())))?;
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::InvalidRequest(format!("{}: {e} (run `make datasets`)", path.display())))?;
             let mut v = Vec::new();
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-                let p: BenchPrompt = serde_json::from_str(line)
-                    .map_err(|e| Error::InvalidRequest(format!("{}:{}: {e}", path.display(), i + 1)))?;
+                let p: BenchPrompt = serde_json::from_str(line).map_err(|e| Error::InvalidRequest(format!("{}:{}: {e}", path.display(), i + 1)))?;
                 v.push(p);
             }
             v

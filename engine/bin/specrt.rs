@@ -140,7 +140,8 @@ fn generate(args: GenerateArgs) -> Result<()> {
             }
             // `--strategy ar` on a NAT pipeline runs its AR baseline on the same text (its chat template turns
             // the sentence into the baseline's prompt format).
-            config_path = baseline.clone().ok_or_else(|| anyhow::anyhow!("{}: strategy.baseline names no AR baseline to run", args.config.display()))?;
+            config_path =
+                baseline.clone().ok_or_else(|| anyhow::anyhow!("{}: strategy.baseline names no AR baseline to run", args.config.display()))?;
             chat = true;
             eprintln!("specrt: --strategy ar on a NAT pipeline: running its baseline {}", config_path.display());
         }
@@ -231,8 +232,10 @@ fn generate_nat(args: &GenerateArgs, loaded: specrt::config::LoadedConfig, promp
     if args.json {
         let items: Vec<serde_json::Value> = out
             .iter()
-            .map(|t| serde_json::json!({"text": t.text, "tokens": t.tokens, "source_tokens": t.source_tokens, "positions": t.positions,
-                "log_prob": t.log_prob, "stats": t.stats().to_json()}))
+            .map(|t| {
+                serde_json::json!({"text": t.text, "tokens": t.tokens, "source_tokens": t.source_tokens, "positions": t.positions,
+                "log_prob": t.log_prob, "stats": t.stats().to_json()})
+            })
             .collect();
         let obj = serde_json::json!({
             "text": out.iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n"),

@@ -3,14 +3,14 @@
 //!
 //! Paths inside a config resolve relative to the config file's folder, so a pipeline can be run from anywhere.
 
-pub mod schema;
 mod locate;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, BackendKind, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
-    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind, CtcDecodeKind,
+    BackendConfig, BackendKind, CtcDecodeKind, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
+    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};
@@ -50,12 +50,7 @@ pub fn parse_str(text: &str, source: &str, base_dir: &Path) -> Result<LoadedConf
     config.resolve_paths(&base_dir);
     if let Err(problem) = config.validate() {
         let (line, column) = locate::key_position(text, &problem.key).unwrap_or((0, 0));
-        return Err(Error::Config {
-            file: source.to_string(),
-            line,
-            column,
-            message: format!("{}: {}", problem.key.join("."), problem.message),
-        });
+        return Err(Error::Config { file: source.to_string(), line, column, message: format!("{}: {}", problem.key.join("."), problem.message) });
     }
     Ok(LoadedConfig { config, source: source.to_string(), base_dir })
 }

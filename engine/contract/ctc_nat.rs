@@ -92,16 +92,22 @@ impl NatManifest {
         let (path, text) = header::read_text(dir)?;
         let (kind, raw) = header::peek_kind(&path, &text)?;
         if kind != Some(ModelKind::CtcNat) {
-            return Err(Error::model(&path, format!("kind is `{raw}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")));
+            return Err(Error::model(
+                &path,
+                format!("kind is `{raw}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)"),
+            ));
         }
         let mut m: NatManifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
         header::check_format(&path, &m.format, m.format_version)?;
         let c = &m.ctc;
         if !(c.upsample.rate >= 1.0) || c.upsample.position_limit == 0 || c.upsample.position_limit > m.dims.max_position_embeddings {
-            return Err(Error::model(&path, format!(
-                "ctc.upsample: rate {} must be >= 1 and position_limit {} within 1..={} (dims.max_position_embeddings)",
-                c.upsample.rate, c.upsample.position_limit, m.dims.max_position_embeddings
-            )));
+            return Err(Error::model(
+                &path,
+                format!(
+                    "ctc.upsample: rate {} must be >= 1 and position_limit {} within 1..={} (dims.max_position_embeddings)",
+                    c.upsample.rate, c.upsample.position_limit, m.dims.max_position_embeddings
+                ),
+            ));
         }
         for (name, id) in [("blank_id", c.blank_id), ("mask_id", c.mask_id), ("pad_id", c.pad_id)] {
             if id as usize >= m.dims.vocab_size {

@@ -66,7 +66,10 @@ pub(crate) fn check_format(path: &Path, format: &str, version: u32) -> Result<()
         return Err(Error::model(path, format!("format is `{format}`, expected `{FORMAT}`")));
     }
     if version != FORMAT_VERSION {
-        return Err(Error::model(path, format!("format_version {version} is not supported (this engine reads {FORMAT_VERSION}); re-export the model")));
+        return Err(Error::model(
+            path,
+            format!("format_version {version} is not supported (this engine reads {FORMAT_VERSION}); re-export the model"),
+        ));
     }
     Ok(())
 }

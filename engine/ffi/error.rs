@@ -100,7 +100,7 @@ pub unsafe fn str_arg<'a>(ptr: *const c_char, name: &str) -> FfiResult<&'a str> 
 }
 
 /// Checks an out-parameter for NULL.
-pub fn out_arg<'a, T>(ptr: *mut T, name: &str) -> FfiResult<&'a mut T> {
+pub(crate) fn out_arg<'a, T>(ptr: *mut T, name: &str) -> FfiResult<&'a mut T> {
     // SAFETY: non-null pointers are the caller's writable out-parameters (the ABI's contract).
     unsafe { ptr.as_mut() }.ok_or_else(|| FfiError::null(name))
 }

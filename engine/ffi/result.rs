@@ -143,9 +143,10 @@ pub unsafe extern "C" fn specrt_result_get_i64(result: *const specrt_result, key
         let key = str_arg(key_utf8, "key_utf8")?;
         let out = out_arg(out, "out")?;
         let value = r.number(key, "specrt_result_get_i64")?;
-        *out = value.as_i64().or_else(|| value.as_u64().map(|u| u.min(i64::MAX as u64) as i64)).ok_or_else(|| {
-            FfiError::invalid(format!("key `{key}` is not an integer ({value}): read it with specrt_result_get_f64"))
-        })?;
+        *out = value
+            .as_i64()
+            .or_else(|| value.as_u64().map(|u| u.min(i64::MAX as u64) as i64))
+            .ok_or_else(|| FfiError::invalid(format!("key `{key}` is not an integer ({value}): read it with specrt_result_get_f64")))?;
         Ok(())
     })
 }

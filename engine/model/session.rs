@@ -37,13 +37,7 @@ impl LanguageModel {
             return Err(Error::model(dir, format!("context_length {capacity} exceeds the model's {max} positions")));
         }
         let graph = backend.open_decoder(&manifest, capacity)?;
-        Ok(LanguageModel {
-            manifest,
-            graph,
-            len: 0,
-            pending_tree: 0,
-            pad_single_steps: false,
-        })
+        Ok(LanguageModel { manifest, graph, len: 0, pending_tree: 0, pad_single_steps: false })
     }
 
     /// The model's manifest.
@@ -78,11 +72,7 @@ impl LanguageModel {
 
     fn ensure_room(&self, n: usize) -> Result<()> {
         if self.len + n > self.capacity() {
-            return Err(Error::InvalidRequest(format!(
-                "{} cached + {n} new tokens exceed the context length {}",
-                self.len,
-                self.capacity()
-            )));
+            return Err(Error::InvalidRequest(format!("{} cached + {n} new tokens exceed the context length {}", self.len, self.capacity())));
         }
         Ok(())
     }

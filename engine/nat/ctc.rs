@@ -207,9 +207,7 @@ mod tests {
     #[test]
     fn a_repeat_needs_a_blank_between() {
         // vocab {blank=0, a=1}; three positions strongly a, blank, a -> "a a"; a, a, a -> "a"
-        let hard = |ids: &[usize]| -> Vec<f32> {
-            ids.iter().flat_map(|&i| (0..2).map(move |v| if v == i { 10.0 } else { -10.0 })).collect()
-        };
+        let hard = |ids: &[usize]| -> Vec<f32> { ids.iter().flat_map(|&i| (0..2).map(move |v| if v == i { 10.0 } else { -10.0 })).collect() };
         assert_eq!(prefix_beam_search(&hard(&[1, 0, 1]), 2, 0, 8, 2)[0].tokens, vec![1, 1]);
         assert_eq!(prefix_beam_search(&hard(&[1, 1, 1]), 2, 0, 8, 2)[0].tokens, vec![1]);
         assert_eq!(greedy(&hard(&[1, 0, 1]), 2, 0), vec![1, 1]);

@@ -77,12 +77,7 @@ fn is_split_symbol(c: char) -> bool {
 }
 
 /// One `re.sub` of a two-character pattern `(a)(b)`: leftmost, non-overlapping matches, scanning on after each.
-fn sub_pairs(
-    chars: &[char],
-    first: impl Fn(char) -> bool,
-    second: impl Fn(char) -> bool,
-    emit: impl Fn(&mut Vec<char>, char, char),
-) -> Vec<char> {
+fn sub_pairs(chars: &[char], first: impl Fn(char) -> bool, second: impl Fn(char) -> bool, emit: impl Fn(&mut Vec<char>, char, char)) -> Vec<char> {
     let mut out = Vec::with_capacity(chars.len() + chars.len() / 2);
     let mut i = 0;
     while i < chars.len() {
@@ -194,12 +189,7 @@ pub fn corpus_bleu(hypotheses: &[String], references: &[String]) -> Result<BleuS
 }
 
 /// sacrebleu's `BLEU.compute_bleu` with `smooth_method="exp"` and `effective_order=False`.
-fn compute_bleu(
-    correct: &[usize; BLEU_MAX_ORDER],
-    total: &[usize; BLEU_MAX_ORDER],
-    sys_len: usize,
-    ref_len: usize,
-) -> BleuScore {
+fn compute_bleu(correct: &[usize; BLEU_MAX_ORDER], total: &[usize; BLEU_MAX_ORDER], sys_len: usize, ref_len: usize) -> BleuScore {
     let brevity_penalty = if sys_len < ref_len {
         if sys_len > 0 {
             (1.0 - ref_len as f64 / sys_len as f64).exp()
@@ -335,10 +325,7 @@ mod tests {
             tokenize_13a("Er sagte: \"Größe 1.000,50 €\" z.B."),
             ["Er", "sagte", ":", "\"", "Größe", "1.000,50", "€", "\"", "z", ".", "B", "."]
         );
-        assert_eq!(
-            tokenize_13a("1990-2000, U.S.A. &amp;lt; x-y"),
-            ["1990", "-", "2000", ",", "U", ".", "S", ".", "A", ".", "<", "x-y"]
-        );
+        assert_eq!(tokenize_13a("1990-2000, U.S.A. &amp;lt; x-y"), ["1990", "-", "2000", ",", "U", ".", "S", ".", "A", ".", "<", "x-y"]);
         assert_eq!(tokenize_13a("a<skipped>b line-\nbreak\nnext \u{1c}end\u{a0} "), ["ab", "linebreak", "next", "end"]);
     }
 

@@ -66,7 +66,9 @@ impl NatModel {
                     }
                 }
             }
-            Some(s) => return Err(err(format!("output `logits` must be float32 [batch, positions, vocab], manifest says {} {:?}", s.dtype, s.shape))),
+            Some(s) => {
+                return Err(err(format!("output `logits` must be float32 [batch, positions, vocab], manifest says {} {:?}", s.dtype, s.shape)))
+            }
             None => return Err(err("manifest declares no output `logits`, which the CTC NAT contract requires".into())),
         }
         // The manifest-side contract holds; now the graph must match the manifest (checked by the backend).

@@ -89,15 +89,19 @@ impl NatPipeline {
                 message: format!("strategy.kind is `{}`, a NAT pipeline needs `nat`", config.strategy.name()),
             });
         };
-        let name = config.name.clone().unwrap_or_else(|| {
-            Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "nat".into())
-        });
+        let name = config
+            .name
+            .clone()
+            .unwrap_or_else(|| Path::new(&loaded.source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "nat".into()));
         let backend = backend::open(&config.backend)?;
         let model = NatModel::open(&*backend, &config.model)?;
         let m = model.manifest();
         let tokenizer = Tokenizer::load(&m.dir.join(&m.tokenizer))?;
         if tokenizer.vocab_size() > m.dims.vocab_size {
-            return Err(Error::model(&m.dir, format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), m.dims.vocab_size)));
+            return Err(Error::model(
+                &m.dir,
+                format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), m.dims.vocab_size),
+            ));
         }
         let rate = rate.unwrap_or(m.ctc.upsample.rate);
         Ok(NatPipeline { name, config, backend, model, tokenizer, decode, beam_width, beam_top_k, batch_size, rate, baseline })

@@ -151,8 +151,14 @@ mod tests {
     fn seeded_sampling_is_reproducible_and_varies() {
         let params = SamplingParams { temperature: 1.0, seed: 7, ..Default::default() };
         let logits = vec![0.0f32; 50];
-        let a: Vec<u32> = { let mut s = Sampler::new(params.clone()); (0..20).map(|_| s.sample(&logits, &[])).collect() };
-        let b: Vec<u32> = { let mut s = Sampler::new(params.clone()); (0..20).map(|_| s.sample(&logits, &[])).collect() };
+        let a: Vec<u32> = {
+            let mut s = Sampler::new(params.clone());
+            (0..20).map(|_| s.sample(&logits, &[])).collect()
+        };
+        let b: Vec<u32> = {
+            let mut s = Sampler::new(params.clone());
+            (0..20).map(|_| s.sample(&logits, &[])).collect()
+        };
         assert_eq!(a, b);
         let distinct: std::collections::HashSet<_> = a.iter().collect();
         assert!(distinct.len() > 5);

@@ -44,9 +44,8 @@ impl ApiError {
         match e {
             Error::InvalidValue { key, .. } => {
                 // The request field at fault, as OpenAI's `param`.
-                let param = ["temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens", "stop", "seed"]
-                    .into_iter()
-                    .find(|k| k == key);
+                let param =
+                    ["temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_tokens", "stop", "seed"].into_iter().find(|k| k == key);
                 ApiError::invalid(param, "invalid_value", e.to_string())
             }
             Error::InvalidRequest(_) => ApiError::invalid(None, "invalid_value", e.to_string()),
@@ -111,9 +110,7 @@ fn get_bool(obj: &Map<String, Value>, key: &str) -> Result<Option<bool>, ApiErro
 }
 
 fn get_uint(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
-    field(obj, key)
-        .map(|v| v.as_u64().ok_or_else(|| type_error(key, "a non-negative integer", v)))
-        .transpose()
+    field(obj, key).map(|v| v.as_u64().ok_or_else(|| type_error(key, "a non-negative integer", v))).transpose()
 }
 
 fn get_float(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, ApiError> {
@@ -126,8 +123,8 @@ fn get_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Api
 
 /// Parses a request body. Unknown fields are ignored, as OpenAI does.
 pub fn parse_request(endpoint: Endpoint, body: &[u8]) -> Result<ApiRequest, ApiError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::invalid(None, "invalid_json", format!("the request body is not valid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| ApiError::invalid(None, "invalid_json", format!("the request body is not valid JSON: {e}")))?;
     let Value::Object(obj) = value else {
         return Err(ApiError::invalid(None, "invalid_json", "the request body must be a JSON object"));
     };

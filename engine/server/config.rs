@@ -123,10 +123,7 @@ impl ServerConfig {
 
 /// 1-based line and column of a top-level key, (0, 0) when not found.
 fn key_line(text: &str, key: &str) -> (usize, usize) {
-    text.lines()
-        .position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':'))
-        .map(|i| (i + 1, 1))
-        .unwrap_or((0, 0))
+    text.lines().position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':')).map(|i| (i + 1, 1)).unwrap_or((0, 0))
 }
 
 /// Loads each served pipeline's YAML (errors keep the pipeline file's name, line and key).
@@ -148,18 +145,14 @@ mod tests {
 
     #[test]
     fn unknown_key_names_file_and_line() {
-        let err = ServerConfig::parse_str("port: 1\nqueue_capacty: 3\npipelines: []\n", "s.yaml", Path::new("."))
-            .unwrap_err()
-            .to_string();
+        let err = ServerConfig::parse_str("port: 1\nqueue_capacty: 3\npipelines: []\n", "s.yaml", Path::new(".")).unwrap_err().to_string();
         assert!(err.starts_with("s.yaml:2:"), "{err}");
         assert!(err.contains("queue_capacty"), "{err}");
     }
 
     #[test]
     fn semantic_errors_name_the_key() {
-        let err = ServerConfig::parse_str("workers: 0\npipelines:\n  - config: p.yaml\n", "s.yaml", Path::new("."))
-            .unwrap_err()
-            .to_string();
+        let err = ServerConfig::parse_str("workers: 0\npipelines:\n  - config: p.yaml\n", "s.yaml", Path::new(".")).unwrap_err().to_string();
         assert!(err.starts_with("s.yaml:1:"), "{err}");
         assert!(err.contains("workers"), "{err}");
     }

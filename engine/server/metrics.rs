@@ -220,13 +220,25 @@ impl Metrics {
             ("specrt_tokens_generated_total", "counter", "Tokens generated (stop tokens excluded).", |p| p.new_tokens as f64),
             ("specrt_generation_seconds_total", "counter", "Wall time inside generation (prefill + decode).", |p| p.generation_seconds),
             ("specrt_tokens_per_second", "gauge", "Tokens generated per second of generation time, over all generations.", |p| {
-                if p.generation_seconds > 0.0 { p.new_tokens as f64 / p.generation_seconds } else { 0.0 }
+                if p.generation_seconds > 0.0 {
+                    p.new_tokens as f64 / p.generation_seconds
+                } else {
+                    0.0
+                }
             }),
             ("specrt_tau", "gauge", "Tokens committed per target call over all generations (AR = 1).", |p| {
-                if p.target_calls > 0 { p.committed_tokens as f64 / p.target_calls as f64 } else { 0.0 }
+                if p.target_calls > 0 {
+                    p.committed_tokens as f64 / p.target_calls as f64
+                } else {
+                    0.0
+                }
             }),
             ("specrt_acceptance_rate", "gauge", "Accepted / drafted draft tokens over all generations (0 without drafting).", |p| {
-                if p.drafted > 0 { p.accepted as f64 / p.drafted as f64 } else { 0.0 }
+                if p.drafted > 0 {
+                    p.accepted as f64 / p.drafted as f64
+                } else {
+                    0.0
+                }
             }),
             ("specrt_drafted_tokens_total", "counter", "Draft tokens proposed.", |p| p.drafted as f64),
             ("specrt_accepted_tokens_total", "counter", "Draft tokens accepted.", |p| p.accepted as f64),

@@ -136,10 +136,8 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
     }
     let metrics = Arc::new(Metrics::new(gauges));
     let shared = Arc::new(WorkerShared { metrics: metrics.clone(), hard_stop: hard_stop.clone(), panic_marker: options.panic_marker.clone() });
-    let pipelines: Vec<_> = built
-        .into_iter()
-        .map(|(name, copies, gauge)| PipelineHandle::start(name, copies, config.queue_capacity, shared.clone(), gauge))
-        .collect();
+    let pipelines: Vec<_> =
+        built.into_iter().map(|(name, copies, gauge)| PipelineHandle::start(name, copies, config.queue_capacity, shared.clone(), gauge)).collect();
     let state = Arc::new(AppState {
         pipelines,
         metrics,
@@ -424,7 +422,12 @@ async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> 
     let deadline = TokioInstant::now() + state.timeout;
     if let Some(len) = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok()) {
         if len > state.max_body_bytes.saturating_mul(8).max(16 << 20) {
-            return Err(ApiError::new(413, "invalid_request_error", "body_too_large", format!("the request body exceeds max_body_bytes ({})", state.max_body_bytes)));
+            return Err(ApiError::new(
+                413,
+                "invalid_request_error",
+                "body_too_large",
+                format!("the request body exceeds max_body_bytes ({})", state.max_body_bytes),
+            ));
         }
     }
     let body = read_body(req.into_body(), state.max_body_bytes).await?;

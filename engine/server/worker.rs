@@ -291,10 +291,7 @@ fn generate(pipeline: &mut Pipeline, job: &Job, shared: &WorkerShared) -> Result
         return Err(Outcome::Error(ApiError::invalid(
             Some(prompt_param),
             "context_length_exceeded",
-            format!(
-                "this model's context holds {context} tokens; the prompt has {} tokens, which leaves no room for a new token",
-                tokens.len()
-            ),
+            format!("this model's context holds {context} tokens; the prompt has {} tokens, which leaves no room for a new token", tokens.len()),
         )));
     }
     if let Some(m) = request.max_tokens {
@@ -319,17 +316,10 @@ fn generate(pipeline: &mut Pipeline, job: &Job, shared: &WorkerShared) -> Result
         let alive = if job.stream { job.events.send(Event::Text(piece.to_string())).is_ok() } else { !job.events.is_closed() };
         alive && !hard_stop.load(Ordering::Relaxed)
     };
-    let out = pipeline
-        .generate_with_cancel(&request, &mut on_text, Some(&job.control.cancel))
-        .map_err(|e| Outcome::Error(ApiError::from_engine(&e)))?;
+    let out =
+        pipeline.generate_with_cancel(&request, &mut on_text, Some(&job.control.cancel)).map_err(|e| Outcome::Error(ApiError::from_engine(&e)))?;
     if out.finish_reason == FinishReason::Cancelled {
         return Err(Outcome::Cancelled(out.stats));
     }
-    Ok(Finished {
-        completion_tokens: out.tokens.len(),
-        text: out.text,
-        finish_reason: out.finish_reason.as_str(),
-        prompt_tokens,
-        stats: out.stats,
-    })
+    Ok(Finished { completion_tokens: out.tokens.len(), text: out.text, finish_reason: out.finish_reason.as_str(), prompt_tokens, stats: out.stats })
 }

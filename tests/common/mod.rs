@@ -19,11 +19,7 @@ pub fn root() -> PathBuf {
 /// A model folder under `models/`, which must exist.
 pub fn model_dir(name: &str) -> PathBuf {
     let dir = root().join("models").join(name);
-    assert!(
-        dir.join("manifest.json").is_file(),
-        "fixture model {} is missing: run `make fixtures` (or `make test`, which runs it)",
-        dir.display()
-    );
+    assert!(dir.join("manifest.json").is_file(), "fixture model {} is missing: run `make fixtures` (or `make test`, which runs it)", dir.display());
     dir
 }
 

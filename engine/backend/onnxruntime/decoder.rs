@@ -75,10 +75,7 @@ impl OrtDecoder {
     pub fn open(backend: &OnnxRuntime, manifest: &Manifest, capacity: usize) -> Result<Self> {
         let d = &manifest.dims;
         if capacity > d.max_position_embeddings {
-            return Err(Error::InvalidRequest(format!(
-                "context length {capacity} exceeds the model's {} positions",
-                d.max_position_embeddings
-            )));
+            return Err(Error::InvalidRequest(format!("context length {capacity} exceeds the model's {} positions", d.max_position_embeddings)));
         }
         let session = backend.session(&manifest.dir.join(&manifest.graph.file))?;
         contract::check(manifest, &session)?;
@@ -208,9 +205,8 @@ impl DecoderGraph for OrtDecoder {
         let idx = view_of(m, &x.logits_rows, &[rows as i64], Elem::I64)?;
         let logits_len = rows * self.vocab;
         // SAFETY: `self.logits` is not touched until the run is over and the view is dropped.
-        let logits_view = unsafe {
-            TensorView::new(m, self.logits.as_mut_ptr().cast(), logits_len * 4, &[1, rows as i64, self.vocab as i64], Elem::F32)?
-        };
+        let logits_view =
+            unsafe { TensorView::new(m, self.logits.as_mut_ptr().cast(), logits_len * 4, &[1, rows as i64, self.vocab as i64], Elem::F32)? };
         let hidden_view = match self.hidden_states.as_mut() {
             Some(h) => {
                 let n = s as usize * self.hidden;

@@ -63,7 +63,6 @@ impl OnnxRuntime {
         builder = providers::register(builder, &self.settings.providers)?;
         builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
     }
-
 }
 
 /// Physical parallelism available to this process.

@@ -17,9 +17,8 @@ use crate::error::{Error, Result};
 pub fn register(mut builder: SessionBuilder, providers: &[ProviderConfig]) -> Result<SessionBuilder> {
     for provider in providers {
         let dispatch = dispatch(provider)?;
-        builder = builder
-            .with_execution_providers([dispatch])
-            .map_err(|e| Error::Provider { provider: provider.name().into(), message: e.to_string() })?;
+        builder =
+            builder.with_execution_providers([dispatch]).map_err(|e| Error::Provider { provider: provider.name().into(), message: e.to_string() })?;
     }
     Ok(builder)
 }

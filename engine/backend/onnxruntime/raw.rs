@@ -88,9 +88,7 @@ impl TensorView {
     pub(crate) unsafe fn new(memory: &CpuMemory, data: *mut c_void, bytes: usize, shape: &[i64], elem: Elem) -> Result<Self> {
         let mut value = ptr::null_mut();
         // SAFETY: forwarded from the caller's contract; ORT does not copy and does not free the data.
-        check(unsafe {
-            (ort::api().CreateTensorWithDataAsOrtValue)(memory.0, data, bytes, shape.as_ptr(), shape.len(), elem.onnx(), &mut value)
-        })?;
+        check(unsafe { (ort::api().CreateTensorWithDataAsOrtValue)(memory.0, data, bytes, shape.as_ptr(), shape.len(), elem.onnx(), &mut value) })?;
         Ok(TensorView(value))
     }
 

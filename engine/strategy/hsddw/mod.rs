@@ -65,7 +65,13 @@ impl Hsddw {
                     (m.manifest().display_name(), LevelKind::Model(Box::new(SyncedModel::new(m))))
                 }
             };
-            out.push(Level { name, kind, threshold: Threshold::new(tau_init, rule == ThresholdRule::Adaptive), sampler: None, stats: LevelStats::default() });
+            out.push(Level {
+                name,
+                kind,
+                threshold: Threshold::new(tau_init, rule == ThresholdRule::Adaptive),
+                sampler: None,
+                stats: LevelStats::default(),
+            });
         }
         let contexts = vec![Vec::new(); out.len()];
         Ok(Hsddw {
@@ -296,7 +302,8 @@ impl Strategy for Hsddw {
         let Hsddw { levels, gamma, buffer_cap, target_vocab, residual, scratch, contexts } = self;
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let t_draft = Instant::now();
-            let mut run = Run { greedy, gamma: *gamma, cap: *buffer_cap, vocab: *target_vocab, residual: &mut *residual, contexts: &mut contexts[..] };
+            let mut run =
+                Run { greedy, gamma: *gamma, cap: *buffer_cap, vocab: *target_vocab, residual: &mut *residual, contexts: &mut contexts[..] };
             let buf = run.draft(levels, history, budget)?;
             ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
             if buf.tokens.is_empty() {

@@ -7,8 +7,8 @@ use super::window::WindowPolicy;
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::model::LanguageModel;
-use crate::strategy::synced::SyncedModel;
 use crate::sampling::{self, Sampler, SamplingParams};
+use crate::strategy::synced::SyncedModel;
 
 /// Drafts with a language model.
 pub struct DraftModel {

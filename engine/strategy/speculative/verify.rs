@@ -58,6 +58,8 @@ pub fn residual_draw(p: &[f32], x: u32, q: Option<&[f32]>, residual: &mut Vec<f3
 }
 
 /// How a rejected draft token is replaced.
+// The hidden variant is a test-only negative control, not a way to mark the enum non-exhaustive.
+#[allow(clippy::manual_non_exhaustive)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ResidualRule {
     /// Draw from norm(max(p - q, 0)): exact.

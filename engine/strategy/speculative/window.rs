@@ -144,7 +144,7 @@ impl WindowPolicy for Ewma {
     }
     fn next_k(&mut self) -> usize {
         self.steps += 1;
-        if self.steps % self.probe_every == 0 {
+        if self.steps.is_multiple_of(self.probe_every) {
             let candidate = if self.up_next { self.k + 1 } else { self.k.saturating_sub(1) };
             self.up_next = !self.up_next;
             if (self.k_min..=self.k_max).contains(&candidate) {
