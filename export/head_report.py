@@ -116,6 +116,56 @@ def plot(folders: list, out: str) -> None:
     print(out)
 
 
+# SmolLM2 int4 verify cost T(w)/T(1) for w = 1..4 tokens in one pass (docs/BENCHMARKS / DRAFTERS.md, measured)
+T_RATIO = {1: 1.0, 2: 1.01, 3: 1.15, 4: 1.30}
+
+
+def summary(folders: list, timing: str | None) -> str:
+    """Markdown tables for docs/HEADS.md from the heads' MANIFESTs and a `time --json` file."""
+    mans = []
+    for d in folders:
+        with open(os.path.join(d, "MANIFEST.json")) as f:
+            mans.append(json.load(f))
+    lines = ["| head | steps | positions seen (epochs) | wall min | loss first -> last | stopped by |", "|---|---|---|---|---|---|"]
+    for m in mans:
+        c, t = m["loss_curve"], m["training"]
+        lines.append(f"| {m['head']['kind']} | {t['steps_done']} | {t['positions_seen']:,} ({t['epochs']:.2f}) | "
+                     f"{t['wall_seconds'] / 60:.1f} | {c[0]['loss']:.3f} -> {np.mean([p['loss'] for p in c[-4:]]):.3f} "
+                     f"| {m['stopped_by']} |")
+    lines += ["", "| head | depth-1 top-1 | depth-2 | depth-3 | cumulative 1 / 2 / 3 | mean accepted (chain of 3) | oracle |",
+              "|---|---|---|---|---|---|---|"]
+    for m in mans:
+        e = m["eval"]
+        lines.append(f"| {m['head']['kind']} | " + " | ".join(f"{v:.3f}" for v in e["depth_top1"]) + " | "
+                     + " / ".join(f"{v:.3f}" for v in e["cumulative"]) + f" | {e['mean_accepted_chain3']:.3f} | "
+                     + " / ".join(f"{v:.3f}" for v in e["oracle_in_vocab"]) + " |")
+    if timing:
+        with open(timing) as f:
+            tm = json.load(f)
+        th = tm["threads"]
+        keys = list(next(iter(th.values())).keys())
+        lines += ["", "| call | " + " | ".join(f"{k} thread(s): ms (median / best), share of a target step" for k in th) + " |",
+                  "|---|" + "---|" * len(th)]
+        for k in keys:
+            lines.append(f"| {k} | " + " | ".join(f"{v[k]['ms_median']:.2f} / {v[k]['ms_best']:.2f}, "
+                                                   f"{v[k]['share_of_target_step']:.2f}" for v in th.values()) + " |")
+        # chain estimate: tokens per target-step-equivalent = (1 + sum cum[:k]) / (T(k+1) + cost of k drafts)
+        lines += ["", "| head | k = 1 | k = 2 | k = 3 | (estimated speed vs plain decoding, " + "2 threads)" + " |",
+                  "|---|---|---|---|---|"]
+        t2 = th.get("2") or th.get(2) or next(iter(th.values()))
+        for m in mans:
+            kind, cum = m["head"]["kind"], m["eval"]["cumulative"]
+            row = []
+            for k in (1, 2, 3):
+                if kind == "eagle":
+                    c = k * t2["eagle S=16"]["share_of_target_step"]
+                else:
+                    c = t2[kind]["share_of_target_step"]
+                row.append(f"{(1 + sum(cum[:k])) / (T_RATIO[k + 1] + c):.2f}x")
+            lines.append(f"| {kind} | " + " | ".join(row) + " | |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -126,10 +176,16 @@ def main(argv=None) -> int:
     t.add_argument("--reps", type=int, default=50)
     t.add_argument("--rounds", type=int, default=5)
     t.add_argument("--json", default=None)
+    q = sub.add_parser("summary")
+    q.add_argument("folders", nargs="+")
+    q.add_argument("--timing", default=None)
     p = sub.add_parser("plot")
     p.add_argument("folders", nargs="+")
     p.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.cmd == "summary":
+        print(summary(a.folders, a.timing))
+        return 0
     if a.cmd == "plot":
         plot(a.folders, a.out)
         return 0
