@@ -13,7 +13,8 @@ MODELS   := models
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22
-TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32
+TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
+            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
@@ -64,6 +65,13 @@ $(MODELS)/tiny-fp32-skip1/manifest.json: $(VENV)/.stamp export/tiny.py export/gr
 
 $(MODELS)/tiny-draft-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --seed 1 --layers 1 --out $(MODELS)/tiny-draft-fp32
+
+# The tiny target with its hidden_states output (what draft heads read), and random-weight heads bound to it
+# (export/README.md "The draft-head contract"): the fast lossless tests of tree verification (tests/draft_heads.rs).
+$(MODELS)/tiny-fp32-hs/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --hidden-states --out $(MODELS)/tiny-fp32-hs
+$(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --out $(MODELS)/tiny-fp32-$*-head
 
 models: $(SMOL_DEFAULT)/manifest.json
 

@@ -36,8 +36,10 @@ fn chat_template_gives_an_answer_that_ends_with_the_stop_token() {
 }
 
 /// Near-tie margin (logit units) within which quantized activations may flip fp32's greedy choice: int8
-/// activations move SmolLM2 logits by 0.1-0.5 (measured; RECIPES.md saw up to 1.0 between k-token and 1-token passes).
-const NEAR_TIE: f32 = 0.5;
+/// activations move SmolLM2 logits by 0.1-0.5 on a Xeon (AMX) and a little more with the AVX-512 VNNI kernels of
+/// an AMD EPYC (measured there: int8 flips "Water boils at" at token 11 with an fp32 margin of 0.507); up to 1.0
+/// was seen between k-token and 1-token passes. The kernels differ per CPU, so the bound leaves room for both.
+const NEAR_TIE: f32 = 0.75;
 
 #[test]
 fn quantized_exports_agree_with_fp32_on_the_first_16_tokens() {

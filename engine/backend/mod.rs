@@ -85,6 +85,42 @@ pub trait EncoderGraph: Send {
     fn backend_seconds(&self) -> f64;
 }
 
+/// A named input of a head graph.
+#[derive(Debug, Clone, Copy)]
+pub enum HeadInput<'a> {
+    /// A float32 tensor.
+    F32 {
+        /// The input's name in the graph.
+        name: &'a str,
+        /// Row-major values.
+        data: &'a [f32],
+        /// Its shape.
+        shape: &'a [i64],
+    },
+    /// An int64 tensor.
+    I64 {
+        /// The input's name in the graph.
+        name: &'a str,
+        /// Row-major values.
+        data: &'a [i64],
+        /// Its shape.
+        shape: &'a [i64],
+    },
+}
+
+/// A small auxiliary graph (a draft head, the draft-head contract): named inputs in, named float32 outputs kept
+/// until the next run.
+pub trait HeadGraph: Send {
+    /// Runs the graph.
+    fn run(&mut self, inputs: &[HeadInput<'_>]) -> Result<()>;
+
+    /// Output `name` of the last run (row-major), if the graph has it.
+    fn output(&self, name: &str) -> Option<&[f32]>;
+
+    /// Cumulative seconds spent inside the backend's run call.
+    fn backend_seconds(&self) -> f64;
+}
+
 /// Something that can open graphs.
 pub trait Backend: Send + Sync {
     /// The backend's name, e.g. `onnxruntime`.
@@ -100,6 +136,9 @@ pub trait Backend: Send + Sync {
     /// Opens the encoder graph `graph.file` inside `dir`, after checking its inputs and outputs against `graph`
     /// and `logits_width` (the manifest's vocabulary).
     fn open_encoder(&self, dir: &Path, graph: &GraphSpec, logits_width: usize) -> Result<Box<dyn EncoderGraph>>;
+
+    /// Opens the head graph `graph.file` inside `dir`, after checking its inputs and outputs against `graph`.
+    fn open_head(&self, dir: &Path, graph: &GraphSpec) -> Result<Box<dyn HeadGraph>>;
 }
 
 /// The one factory: the backend a config's `backend.kind` names.

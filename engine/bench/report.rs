@@ -36,8 +36,9 @@ pub struct ResultRow {
     pub tau: f64,
     /// Accepted / drafted draft tokens (0 for AR).
     pub acceptance_rate: f64,
-    /// Every output equal, token for token, to the AR output of the same prompt.
-    pub identical_to_ar: bool,
+    /// Every output equal, token for token, to the AR output of the same prompt; `None` ("n/a") for the AR rows
+    /// themselves, which are the reference.
+    pub identical_to_ar: Option<bool>,
     /// Mean share of wall time spent outside the backend's run calls.
     pub overhead_share: f64,
     /// Peak resident memory of the benchmark process so far, MiB.
@@ -99,7 +100,7 @@ impl ResultRow {
             speedup_vs_ar: ar_tokens_per_second.map(|a| if a > 0.0 { tps / a } else { 0.0 }).unwrap_or(1.0),
             tau: if calls == 0 { 0.0 } else { committed as f64 / calls as f64 },
             acceptance_rate: if drafted == 0 { 0.0 } else { accepted as f64 / drafted as f64 },
-            identical_to_ar: outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens),
+            identical_to_ar: (strategy != "ar").then(|| outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens)),
             overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
             peak_rss_mb,
         }
@@ -137,7 +138,7 @@ pub fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
                 speedup_vs_ar: w(&|r| r.speedup_vs_ar),
                 tau: w(&|r| r.tau),
                 acceptance_rate: w(&|r| r.acceptance_rate),
-                identical_to_ar: group.iter().all(|r| r.identical_to_ar),
+                identical_to_ar: group.iter().map(|r| r.identical_to_ar).try_fold(true, |all, r| r.map(|r| all && r)),
                 overhead_share: w(&|r| r.overhead_share),
                 peak_rss_mb: group.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
             })
@@ -189,7 +190,11 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
             r.speedup_vs_ar,
             r.tau,
             100.0 * r.acceptance_rate,
-            if r.identical_to_ar { "yes" } else { "NO" },
+            match r.identical_to_ar {
+                None => "n/a",
+                Some(true) => "yes",
+                Some(false) => "NO",
+            },
             100.0 * r.overhead_share,
             r.peak_rss_mb
         ));

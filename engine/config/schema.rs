@@ -350,6 +350,41 @@ pub enum DrafterConfig {
         #[serde(default = "default_ngram_window")]
         window: usize,
     },
+    /// A draft head on the target's hidden states (`python -m export draft-head`; kinds ctc, medusa, eagle):
+    /// candidates merged into a token tree, verified in one target pass (docs/METHODS.md section 4). The target
+    /// must be exported with `--hidden-states`.
+    Head {
+        /// The head folder.
+        model: PathBuf,
+        /// Candidate sequences kept (CTC prefix beam width, Medusa beam).
+        #[serde(default = "default_head_beam")]
+        beam: usize,
+        /// Tokens considered per position.
+        #[serde(default = "default_head_top_k")]
+        top_k: usize,
+        /// Most nodes in one verification pass, the pending token included (small on CPUs: docs/METHODS.md).
+        #[serde(default = "default_head_nodes")]
+        max_nodes: usize,
+        /// Most draft tokens below the pending token.
+        #[serde(default = "default_head_depth")]
+        max_depth: usize,
+        /// Also add prompt lookup's continuation to the tree (hybrid drafting).
+        #[serde(default)]
+        ngram: bool,
+    },
+}
+
+fn default_head_beam() -> usize {
+    4
+}
+fn default_head_top_k() -> usize {
+    4
+}
+fn default_head_nodes() -> usize {
+    6
+}
+fn default_head_depth() -> usize {
+    3
 }
 
 fn default_ngram_max() -> usize {
@@ -369,6 +404,7 @@ impl DrafterConfig {
             DrafterConfig::DraftModel { .. } => "draft_model",
             DrafterConfig::LayerSkip { .. } => "layer_skip",
             DrafterConfig::Ngram { .. } => "ngram",
+            DrafterConfig::Head { .. } => "head",
         }
     }
 }
@@ -518,8 +554,10 @@ impl PipelineConfig {
             }
         };
         fix(&mut self.model);
-        if let StrategyConfig::Speculative { drafter: DrafterConfig::DraftModel { model } | DrafterConfig::LayerSkip { model }, .. } =
-            &mut self.strategy
+        if let StrategyConfig::Speculative {
+            drafter: DrafterConfig::DraftModel { model } | DrafterConfig::LayerSkip { model } | DrafterConfig::Head { model, .. },
+            ..
+        } = &mut self.strategy
         {
             fix(model);
         }
@@ -579,6 +617,21 @@ impl PipelineConfig {
             if let DrafterConfig::Ngram { n_max, n_min, .. } = drafter {
                 if *n_min == 0 || n_max < n_min {
                     return Err(Invalid::new(&["strategy", "drafter", "n_min"], "need 1 <= n_min <= n_max"));
+                }
+            }
+            if let DrafterConfig::Head { beam, top_k, max_nodes, max_depth, .. } = drafter {
+                let d = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", "drafter", key], msg));
+                if !(1..=64).contains(beam) {
+                    return d("beam", "must be in 1..=64");
+                }
+                if !(1..=64).contains(top_k) {
+                    return d("top_k", "must be in 1..=64");
+                }
+                if !(2..=256).contains(max_nodes) {
+                    return d("max_nodes", "must be in 2..=256 (the pending token plus at least one draft)");
+                }
+                if !(1..=64).contains(max_depth) {
+                    return d("max_depth", "must be in 1..=64");
                 }
             }
             let _ = allow_lossy;

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, HeadGraph};
+use crate::contract::draft_head::HeadManifest;
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::model::LanguageModel;
@@ -46,6 +47,14 @@ impl ModelLoader {
     /// Opens the decoder folder `dir`.
     pub fn open(&self, dir: &Path) -> Result<LanguageModel> {
         LanguageModel::open(&*self.backend, dir, Some(self.context))
+    }
+
+    /// Opens the draft head `dir` for `target`, after checking that it belongs to it.
+    pub fn open_head(&self, dir: &Path, target: &Manifest) -> Result<(HeadManifest, Box<dyn HeadGraph>)> {
+        let manifest = HeadManifest::load(dir)?;
+        manifest.check_binding(target)?;
+        let graph = self.backend.open_head(dir, &manifest.graph)?;
+        Ok((manifest, graph))
     }
 
     /// Opens `dir` as a drafter for `target`, after the compatibility check.

@@ -7,6 +7,7 @@ pub mod invariance;
 pub mod loader;
 pub mod mask;
 pub mod session;
+pub mod trie;
 
 pub use crate::contract::Manifest;
 pub use invariance::BatchInvariance;

@@ -87,6 +87,13 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameCheckpoint)?, true, target))
                 }
                 DrafterConfig::Ngram { n_max, n_min, window } => Box::new(speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)),
+                DrafterConfig::Head { model, beam, top_k, max_nodes, max_depth, ngram } => {
+                    let (manifest, graph) = loader.open_head(model, target)?;
+                    let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
+                    let lookup = ngram.then(|| speculative::ngram::NgramDrafter::new(3, 1, 1024));
+                    let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
+                    return Ok(Box::new(speculative::tree::TreeSpeculative::new(head, lookup, shape)));
+                }
             };
             Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window))))
         }

@@ -6,19 +6,21 @@
 //! - [`decoder`]: the decoder runner: one preallocated KV buffer per layer bound as both past and present, and a
 //!   hot path on the raw C API so a decode step costs one `Run` and no large allocation.
 //! - [`encoder`]: the encoder runner (CTC NAT): preallocated logits read in place.
+//! - [`head`]: the runner for small auxiliary graphs (draft heads).
 //!
 //! This folder is the only place in the engine that uses the `ort` crate (scripts/check_layers.py checks it).
 
 pub mod contract;
 pub mod decoder;
 pub mod encoder;
+pub mod head;
 pub mod library;
 pub mod providers;
 mod raw;
 
 use std::path::Path;
 
-use crate::backend::{Backend, DecoderGraph, EncoderGraph};
+use crate::backend::{Backend, DecoderGraph, EncoderGraph, HeadGraph};
 use crate::config::{BackendConfig, OptimizationLevel};
 use crate::contract::{GraphSpec, Manifest};
 use crate::error::{Error, Result};
@@ -86,5 +88,9 @@ impl Backend for OnnxRuntime {
 
     fn open_encoder(&self, dir: &Path, graph: &GraphSpec, logits_width: usize) -> Result<Box<dyn EncoderGraph>> {
         Ok(Box::new(encoder::OrtEncoder::open(self, dir, graph, logits_width)?))
+    }
+
+    fn open_head(&self, dir: &Path, graph: &GraphSpec) -> Result<Box<dyn HeadGraph>> {
+        Ok(Box::new(head::OrtHead::open(self, dir, graph)?))
     }
 }

@@ -10,7 +10,9 @@
 pub mod cost;
 pub mod draft_model;
 pub mod drafter;
+pub mod head;
 pub mod ngram;
+pub mod tree;
 pub mod verify;
 pub mod window;
 

@@ -1,0 +1,148 @@
+//! Token-tree speculative decoding with a draft head (docs/METHODS.md sections 3 and 4). Each round: the head
+//! proposes ranked candidate continuations from the target's own hidden states; prompt lookup adds its
+//! continuation when it finds one (hybrid drafting: it is free); the candidates are merged into a trie rooted at
+//! the pending token and verified in ONE target pass with the tree mask and depth positions; the longest path
+//! whose tokens equal the target's argmax is accepted, its KV rows compacted into contiguous slots, the target's
+//! own next token is the bonus, and the head is fed the hidden states of the accepted path from the same pass
+//! (no extra target call).
+//!
+//! Lossless: at each node the target's own token is drawn (argmax under greedy decoding, a draw from its processed
+//! distribution under sampling) and the walk moves to the child holding that token, if any; otherwise that token
+//! is the bonus. The drafts are deterministic proposals, so every output token is exactly the target's draw given
+//! the tokens before it: greedy output equals AR and sampled output follows the target's distribution (tested:
+//! tests/draft_heads.rs). No draft probabilities are needed, which is what makes collapsed CTC candidates usable.
+
+use std::time::Instant;
+
+use super::head::HeadDrafter;
+use super::ngram::NgramDrafter;
+use crate::error::Result;
+use crate::model::{trie, TokenTree};
+use crate::strategy::{decode_loop, DecodeContext, RoundOutcome, Strategy};
+
+/// Tree shape limits from the config.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeShape {
+    /// Most nodes in one verification pass, the pending token included.
+    pub max_nodes: usize,
+    /// Most draft tokens below the pending token.
+    pub max_depth: usize,
+}
+
+/// Speculative decoding with a draft head and tree verification.
+pub struct TreeSpeculative {
+    head: HeadDrafter,
+    ngram: Option<NgramDrafter>,
+    shape: TreeShape,
+    tree: TokenTree,
+    candidates: Vec<Vec<u32>>,
+    path: Vec<usize>,
+}
+
+impl TreeSpeculative {
+    /// A strategy drafting with `head` (and prompt lookup when `ngram` is given) within `shape`.
+    pub fn new(head: HeadDrafter, ngram: Option<NgramDrafter>, shape: TreeShape) -> Self {
+        TreeSpeculative { head, ngram, shape, tree: TokenTree::default(), candidates: Vec::new(), path: Vec::new() }
+    }
+}
+
+impl Strategy for TreeSpeculative {
+    fn name(&self) -> &'static str {
+        "speculative"
+    }
+
+    fn exact_under_sampling(&self) -> bool {
+        true
+    }
+
+    fn verifies_in_batches(&self) -> bool {
+        true
+    }
+
+    fn backend_seconds(&self) -> f64 {
+        self.head.backend_seconds()
+    }
+
+    fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
+        self.head.reset();
+        let TreeSpeculative { head, ngram, shape, tree, candidates, path } = self;
+        let prompt_len = ctx.prompt.len();
+        decode_loop(ctx, |ctx, pending, history, budget| {
+            let hidden = head_hidden_size(ctx);
+            if head.is_empty() {
+                // First round: the prefill's last pass holds the prompt's newest hidden states.
+                let states = ctx.target.last_hidden_states().unwrap_or(&[]);
+                let rows = states.len() / hidden.max(1);
+                let first = prompt_len - rows;
+                for r in rows.saturating_sub(head_window(head))..rows {
+                    let next = if first + r + 1 < prompt_len { history[first + r + 1] } else { pending };
+                    head.push(&states[r * hidden..(r + 1) * hidden], next)?;
+                }
+            }
+            let t_draft = Instant::now();
+            let depth = shape.max_depth.min(budget);
+            candidates.clear();
+            if depth > 0 {
+                head.candidates(depth.min(head.max_depth()), candidates)?;
+                if let Some(ng) = ngram.as_ref() {
+                    let cont = ng.lookup(history, depth);
+                    if !cont.is_empty() {
+                        candidates.insert(0, cont);
+                    }
+                }
+            }
+            trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, tree);
+            ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
+
+            let t_verify = Instant::now();
+            if tree.len() == 1 {
+                // Nothing to verify: a plain step (padded when the target needs it; a one-node tree pass would
+                // not be), and the head learns the new position.
+                let logits = ctx.target.append(&[pending])?;
+                ctx.stats.target_calls += 1;
+                let next = ctx.sampler.sample(logits, history);
+                let states = ctx.target.last_hidden_states().unwrap_or(&[]);
+                head.push(&states[..hidden], next)?;
+                ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
+                return Ok(RoundOutcome { accepted: 0, next });
+            }
+            let vocab = ctx.target.vocab_size();
+            let logits = ctx.target.eval_tree(tree)?;
+            ctx.stats.target_calls += 1;
+            // The walk: draw the target's token at each node; follow the child holding it.
+            path.clear();
+            path.push(0);
+            let mut cur = 0;
+            let bonus = loop {
+                let t = ctx.sampler.sample(&logits[cur * vocab..(cur + 1) * vocab], history);
+                match (cur + 1..tree.len()).find(|&i| tree.parents[i] == Some(cur) && tree.tokens[i] == t) {
+                    Some(child) => {
+                        history.push(t);
+                        path.push(child);
+                        cur = child;
+                    }
+                    None => break t,
+                }
+            };
+            ctx.target.commit_tree_path(path)?;
+            // The head learns the accepted positions from the same pass: (hidden state, the token after it).
+            let states = ctx.target.last_hidden_states().unwrap_or(&[]);
+            for (i, &node) in path.iter().enumerate() {
+                let next = path.get(i + 1).map_or(bonus, |&n| tree.tokens[n]);
+                head.push(&states[node * hidden..(node + 1) * hidden], next)?;
+            }
+            ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
+            let accepted = path.len() - 1;
+            ctx.stats.record_step(tree.len() - 1, accepted);
+            Ok(RoundOutcome { accepted, next: bonus })
+        })
+    }
+}
+
+fn head_hidden_size(ctx: &DecodeContext<'_, '_>) -> usize {
+    ctx.target.manifest().dims.hidden_size
+}
+
+fn head_window(head: &HeadDrafter) -> usize {
+    head.window()
+}

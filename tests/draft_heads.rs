@@ -1,0 +1,180 @@
+//! Draft heads with token-tree verification are lossless: for every head kind (ctc, medusa, eagle; random-weight
+//! heads bound to the tiny target) and several tree shapes, with and without prompt lookup, greedy output equals
+//! AR of the same target and numerics over many prompts and 256+ tokens; sampled output follows the target's
+//! distribution (chi-square, alpha 0.001). A head bound to another target, or a target without hidden states,
+//! is a clear error.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+use rand::{Rng, SeedableRng};
+use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig};
+use specrt::{GenerationRequest, Pipeline, Prompt};
+
+const ALPHA: f64 = 0.001;
+const KINDS: [&str; 3] = ["ctc", "medusa", "eagle"];
+
+fn head(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool) -> StrategyConfig {
+    StrategyConfig::Speculative {
+        drafter: DrafterConfig::Head { model: model_dir(&format!("tiny-fp32-{kind}-head")), beam: 4, top_k: 3, max_nodes, max_depth, ngram },
+        window: WindowConfig::default(),
+        allow_lossy: false,
+    }
+}
+
+fn target() -> std::path::PathBuf {
+    model_dir("tiny-fp32-hs")
+}
+
+/// A pipeline on the hidden-states target whose numerics were probed (so AR afterwards is the exact reference).
+fn pipeline(dir: &std::path::Path) -> Pipeline {
+    let cfg = pipeline_yaml(dir, &target(), &format!("context_length: 512\n{SPECULATIVE_YAML}"));
+    Pipeline::load(&cfg).unwrap()
+}
+
+fn prompts(n: usize, seed: u64) -> Vec<Vec<u32>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let len = rng.random_range(4..40);
+            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
+            if i % 3 == 0 {
+                let copy = p.clone();
+                p.extend_from_slice(&copy[..len / 2]);
+            }
+            p
+        })
+        .collect()
+}
+
+fn greedy(prompt: &[u32], n: usize) -> GenerationRequest {
+    GenerationRequest { prompt: Some(Prompt::Tokens(prompt.to_vec())), max_tokens: Some(n), ignore_eos: true, ..Default::default() }
+}
+
+#[test]
+fn greedy_tree_verification_equals_ar_for_every_head_kind_and_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    let prompts = prompts(60, 17);
+    let n = 260;
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy(q, n), &mut |_| true).unwrap().tokens).collect();
+    // (nodes, depth, hybrid): a chain-like tree, a small bushy tree, a larger tree with prompt lookup.
+    let shapes = [(4, 3, false), (6, 2, false), (12, 6, true)];
+    for kind in KINDS {
+        let (mut drafted, mut accepted) = (0, 0);
+        for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
+            let (nodes, depth, hybrid) = shapes[i % shapes.len()];
+            p.set_strategy(head(kind, nodes, depth, hybrid)).unwrap();
+            let out = p.generate(&greedy(prompt, n), &mut |_| true).unwrap();
+            let diff = out.tokens.iter().zip(want).position(|(a, b)| a != b);
+            assert_eq!(diff, None, "{kind} head, tree ({nodes} nodes, depth {depth}, ngram {hybrid}): prompt {i} differs from AR at token {diff:?}");
+            assert_eq!(out.tokens.len(), want.len());
+            drafted += out.stats.drafted;
+            accepted += out.stats.accepted;
+        }
+        assert!(drafted > 0, "{kind}: never drafted");
+        assert!(accepted > 0, "{kind}: nothing accepted (the random heads copy the target's own head, so some drafts must hit)");
+        eprintln!("{kind}: {accepted}/{drafted} tree nodes accepted over {} prompts", prompts.len());
+    }
+}
+
+#[test]
+fn tree_sampling_matches_ar_sampling() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
+    const CHAIN: usize = 10;
+    let runs = 1200u64;
+    let law = |p: &mut Pipeline, offset: u64, accepted: &mut usize| {
+        let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); CHAIN];
+        for s in 0..runs {
+            let req = GenerationRequest { temperature: Some(1.0), top_k: Some(8), seed: Some(offset + s), ..greedy(&prompt, CHAIN) };
+            let out = p.generate(&req, &mut |_| true).unwrap();
+            *accepted += out.stats.accepted;
+            for (i, &t) in out.tokens.iter().enumerate() {
+                *by_pos[i].entry(t).or_default() += 1;
+            }
+        }
+        by_pos
+    };
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let mut none = 0;
+    let ar = law(&mut p, 0, &mut none);
+    for kind in ["ctc", "medusa"] {
+        p.set_strategy(head(kind, 6, 3, true)).unwrap();
+        let mut accepted = 0;
+        let sp = law(&mut p, 9_000_000, &mut accepted);
+        assert!(accepted > 0, "{kind}: no draft accepted under sampling");
+        for pos in 1..CHAIN {
+            let (stat, dof, pv) = chi2_two_sample(&ar[pos], &sp[pos]);
+            // Bonferroni over the positions: family-wise level ALPHA.
+            assert!(pv > ALPHA / (CHAIN - 1) as f64, "{kind}: token {} differs from AR: chi2 {stat:.1} (dof {dof}), p {pv:.2e}", pos + 1);
+        }
+    }
+}
+
+#[test]
+fn kv_cache_after_tree_decoding_equals_a_fresh_ar_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    let prompt = prompts(1, 5).remove(0);
+    p.set_strategy(head("ctc", 8, 4, true)).unwrap();
+    let out = p.generate(&greedy(&prompt, 120), &mut |_| true).unwrap();
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let ar = p.generate(&greedy(&prompt, 120), &mut |_| true).unwrap();
+    assert_eq!(out.tokens, ar.tokens);
+    assert!(
+        out.stats.target_calls < ar.stats.target_calls,
+        "tree decoding must save target calls: {} vs {}",
+        out.stats.target_calls,
+        ar.stats.target_calls
+    );
+}
+
+#[test]
+fn a_head_for_another_target_or_a_target_without_hidden_states_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // tiny-fp32 has no hidden_states output.
+    let cfg = pipeline_yaml(
+        dir.path(),
+        &tiny(),
+        &format!("strategy:\n  kind: speculative\n  drafter: {{kind: head, model: {}}}\n", model_dir("tiny-fp32-ctc-head").display()),
+    );
+    let err = Pipeline::load(&cfg).err().expect("refused").to_string();
+    assert!(err.contains("hidden_states") && err.contains("--hidden-states"), "{err}");
+    // A head whose target checkpoint differs (the 1-layer draft model is another random checkpoint).
+    let other = dir.path().join("head");
+    std::fs::create_dir_all(&other).unwrap();
+    for e in std::fs::read_dir(model_dir("tiny-fp32-medusa-head")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), other.join(e.file_name())).unwrap();
+    }
+    let path = other.join("manifest.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["target"]["source_sha256"] = "0".repeat(64).into();
+    std::fs::write(&path, v.to_string()).unwrap();
+    let cfg =
+        pipeline_yaml(dir.path(), &target(), &format!("strategy:\n  kind: speculative\n  drafter: {{kind: head, model: {}}}\n", other.display()));
+    let err = Pipeline::load(&cfg).err().expect("refused").to_string();
+    assert!(err.contains("belongs to the checkpoint"), "{err}");
+    // A head whose hidden size does not match.
+    v["target"]["source_sha256"] = serde_json::Value::String(String::new());
+    let mut w: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(model_dir("tiny-fp32-medusa-head").join("manifest.json")).unwrap()).unwrap();
+    w["target"]["hidden_size"] = 65.into();
+    std::fs::write(&path, w.to_string()).unwrap();
+    let err = Pipeline::load(&cfg).err().expect("refused").to_string();
+    assert!(err.contains("hidden size 65"), "{err}");
+    // A decoder folder given as a head.
+    let cfg =
+        pipeline_yaml(dir.path(), &target(), &format!("strategy:\n  kind: speculative\n  drafter: {{kind: head, model: {}}}\n", tiny().display()));
+    let err = Pipeline::load(&cfg).err().expect("refused").to_string();
+    assert!(err.contains("kind is `decoder`"), "{err}");
+    // Bad shapes are config errors naming the key.
+    let cfg = pipeline_yaml(dir.path(), &target(), "strategy:\n  kind: speculative\n  drafter: {kind: head, model: x, max_nodes: 1}\n");
+    let err = specrt::config::load_file(&cfg).expect_err("invalid").to_string();
+    assert!(err.contains("strategy.drafter.max_nodes"), "{err}");
+}
