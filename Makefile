@@ -161,6 +161,9 @@ lint:
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 	python3 scripts/check_layers.py
+	@# The C library's dependency tree holds no server, async runtime or CLI parser.
+	@if cargo tree --no-default-features -e normal --prefix none | grep -E '^(tokio|axum|clap|hyper) '; then \
+		echo "libspecrt (no default features) depends on the crates above"; exit 1; fi
 
 # `cargo build` first: the C-example test links target/debug/libspecrt.so.
 test-rust:
@@ -168,7 +171,12 @@ test-rust:
 	cargo test --no-fail-fast
 
 # The C library for hosts: target/release/libspecrt.{so,a}, its header engine/include/specrt.h and a pkg-config file.
-lib: release
+# Built without the default features (no HTTP server, async runtime or CLI parser in the C library), in its own
+# target folder so the default build's artifacts are untouched.
+lib:
+	cargo build --release --lib --no-default-features --target-dir target/lib
+	mkdir -p target/release
+	cp target/lib/release/libspecrt.so target/lib/release/libspecrt.a target/release/
 	sed -e "s|@PREFIX@|$(CURDIR)|" -e "s|@LIBDIR@|$(CURDIR)/target/release|" -e "s|@VERSION@|$$(sed -n 's/^version = \"\(.*\)\"/\1/p' Cargo.toml | head -1)|" engine/include/specrt.pc.in > target/release/specrt.pc
 
 # The C ABI tests alone, against the release library (the C examples under valgrind included).

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod backend;
+#[cfg(feature = "cli")]
 pub mod bench;
 pub mod config;
 pub mod contract;
@@ -27,6 +28,7 @@ pub mod model;
 pub mod nat;
 pub mod pipeline;
 pub mod sampling;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod stats;
 pub mod strategy;

@@ -37,7 +37,8 @@ fn drafters() -> Vec<(&'static str, DrafterConfig)> {
 fn strategy(drafter: &DrafterConfig, policy: WindowPolicyKind, k: usize) -> StrategyConfig {
     StrategyConfig::Speculative {
         drafter: drafter.clone(),
-        window: WindowConfig { policy, k, k_min: 1, k_max: 8, ..Default::default() },
+        // The payoff guard off: these tests exercise drafting on every round (a test below turns it on).
+        window: WindowConfig { policy, k, k_min: 1, k_max: 8, fallback: false, ..Default::default() },
         allow_lossy: false,
     }
 }
@@ -94,6 +95,29 @@ fn greedy_speculative_equals_ar_for_every_drafter_and_policy() {
         if name == "self" {
             assert_eq!(accepted, drafted, "a model drafting for itself must have every token accepted");
         }
+    }
+}
+
+#[test]
+fn the_payoff_guard_falls_back_to_plain_steps_and_stays_lossless() {
+    // The target drafting for itself costs k target passes per round: drafting can never pay, so the guard must
+    // stop it after the warm-up, probe now and then, and the output must stay AR's.
+    let (_d, mut p) = tiny_pipeline("");
+    let prompts = prompts(20, 13);
+    for prompt in &prompts {
+        p.set_strategy(StrategyConfig::Ar {}).unwrap();
+        let ar = p.generate(&greedy_request(prompt, 200), &mut |_| true).unwrap();
+        let guarded = StrategyConfig::Speculative {
+            drafter: DrafterConfig::DraftModel { model: tiny() },
+            window: WindowConfig { k: 4, ..Default::default() },
+            allow_lossy: false,
+        };
+        p.set_strategy(guarded).unwrap();
+        let out = p.generate(&greedy_request(prompt, 200), &mut |_| true).unwrap();
+        assert_eq!(out.tokens, ar.tokens);
+        assert!(out.stats.drafted > 0, "the warm-up drafts");
+        // 200 tokens: without the guard ~200/5 = 40 rounds would all draft 4 tokens (160 drafted).
+        assert!(out.stats.drafted < 120, "the guard never stopped drafting: {} drafted", out.stats.drafted);
     }
 }
 

@@ -436,6 +436,10 @@ pub struct WindowConfig {
     /// Steps between probes of k-1 / k+1 (`ewma`).
     #[serde(default = "default_probe_every")]
     pub probe_every: usize,
+    /// Stop drafting while it does not pay (measured tokens/s of drafting rounds below plain steps), probing again
+    /// with growing back-off; keeps a pipeline within a few percent of AR where drafts fail (free-form chat).
+    #[serde(default = "default_fallback")]
+    pub fallback: bool,
 }
 
 /// The window policies.
@@ -465,8 +469,13 @@ impl Default for WindowConfig {
             entropy_threshold: default_entropy_threshold(),
             ewma_alpha: default_ewma_alpha(),
             probe_every: default_probe_every(),
+            fallback: default_fallback(),
         }
     }
+}
+
+fn default_fallback() -> bool {
+    true
 }
 
 fn default_k() -> usize {

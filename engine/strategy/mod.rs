@@ -92,10 +92,10 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
                     let lookup = ngram.then(|| speculative::ngram::NgramDrafter::new(3, 1, 1024));
                     let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
-                    return Ok(Box::new(speculative::tree::TreeSpeculative::new(head, lookup, shape)));
+                    return Ok(Box::new(speculative::tree::TreeSpeculative::new(head, lookup, shape).with_fallback(window.fallback)));
                 }
             };
-            Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window))))
+            Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window)).with_fallback(window.fallback)))
         }
         StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
             Ok(Box::new(hsddw::Hsddw::new(loader, target, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))

@@ -10,6 +10,7 @@
 pub mod cost;
 pub mod draft_model;
 pub mod drafter;
+pub mod guard;
 pub mod head;
 pub mod ngram;
 pub mod tree;
@@ -30,12 +31,25 @@ pub struct Speculative {
     policy: Box<dyn WindowPolicy>,
     residual_rule: ResidualRule,
     scratch: verify::VerifyScratch,
+    guard: guard::PayoffGuard,
 }
 
 impl Speculative {
     /// A strategy drafting with `drafter` under `policy`.
     pub fn new(drafter: Box<dyn Drafter>, policy: Box<dyn WindowPolicy>) -> Self {
-        Speculative { drafter, policy, residual_rule: ResidualRule::Residual, scratch: verify::VerifyScratch::default() }
+        Speculative {
+            drafter,
+            policy,
+            residual_rule: ResidualRule::Residual,
+            scratch: verify::VerifyScratch::default(),
+            guard: guard::PayoffGuard::new(false),
+        }
+    }
+
+    /// Stops drafting while it does not pay (see [`guard::PayoffGuard`]); off unless asked for.
+    pub fn with_fallback(mut self, on: bool) -> Self {
+        self.guard = guard::PayoffGuard::new(on);
+        self
     }
 
     /// Replaces the rejection rule; only tests use this, to show that a biased rule is detected.
@@ -86,8 +100,15 @@ impl Strategy for Speculative {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.drafter.reset();
         self.policy.reset();
-        let Speculative { drafter, policy, residual_rule, scratch } = self;
+        self.guard.reset();
+        let Speculative { drafter, policy, residual_rule, scratch, guard } = self;
         decode_loop(ctx, |ctx, pending, history, budget| {
+            if !guard.should_draft() {
+                let t0 = Instant::now();
+                let out = plain_step(ctx, pending, history)?;
+                guard.plain(t0.elapsed().as_secs_f64());
+                return Ok(out);
+            }
             // Drafting past max_tokens or the context is wasted work.
             let k = policy.next_k().min(budget);
             let t_draft = Instant::now();
@@ -95,10 +116,14 @@ impl Strategy for Speculative {
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
             if draft.tokens.is_empty() {
-                return plain_step(ctx, pending, history);
+                let t0 = Instant::now();
+                let out = plain_step(ctx, pending, history)?;
+                guard.plain(t0.elapsed().as_secs_f64());
+                return Ok(out);
             }
             let (verdict, verify_seconds) =
                 verify::verify_and_commit(ctx, pending, &draft.tokens, draft.probs.as_deref(), history, scratch, *residual_rule)?;
+            guard.drafted(verdict.accepted + 1, draft_seconds + verify_seconds);
             policy.observe(&StepReport { drafted: draft.tokens.len(), accepted: verdict.accepted, draft_seconds, verify_seconds });
             Ok(RoundOutcome { accepted: verdict.accepted, next: verdict.bonus })
         })

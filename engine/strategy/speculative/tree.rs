@@ -14,6 +14,7 @@
 
 use std::time::Instant;
 
+use super::guard::PayoffGuard;
 use super::head::HeadDrafter;
 use super::ngram::NgramDrafter;
 use crate::error::Result;
@@ -37,12 +38,19 @@ pub struct TreeSpeculative {
     tree: TokenTree,
     candidates: Vec<Vec<u32>>,
     path: Vec<usize>,
+    guard: PayoffGuard,
 }
 
 impl TreeSpeculative {
     /// A strategy drafting with `head` (and prompt lookup when `ngram` is given) within `shape`.
     pub fn new(head: HeadDrafter, ngram: Option<NgramDrafter>, shape: TreeShape) -> Self {
-        TreeSpeculative { head, ngram, shape, tree: TokenTree::default(), candidates: Vec::new(), path: Vec::new() }
+        TreeSpeculative { head, ngram, shape, tree: TokenTree::default(), candidates: Vec::new(), path: Vec::new(), guard: PayoffGuard::new(false) }
+    }
+
+    /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
+    pub fn with_fallback(mut self, on: bool) -> Self {
+        self.guard = PayoffGuard::new(on);
+        self
     }
 }
 
@@ -65,7 +73,8 @@ impl Strategy for TreeSpeculative {
 
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.head.reset();
-        let TreeSpeculative { head, ngram, shape, tree, candidates, path } = self;
+        self.guard.reset();
+        let TreeSpeculative { head, ngram, shape, tree, candidates, path, guard } = self;
         let prompt_len = ctx.prompt.len();
         decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
@@ -82,7 +91,8 @@ impl Strategy for TreeSpeculative {
             let t_draft = Instant::now();
             let depth = shape.max_depth.min(budget);
             candidates.clear();
-            if depth > 0 {
+            let drafting = guard.should_draft();
+            if depth > 0 && drafting {
                 head.candidates(depth.min(head.max_depth()), candidates)?;
                 if let Some(ng) = ngram.as_ref() {
                     let cont = ng.lookup(history, depth);
@@ -103,7 +113,11 @@ impl Strategy for TreeSpeculative {
                 let next = ctx.sampler.sample(logits, history);
                 let states = ctx.target.last_hidden_states().unwrap_or(&[]);
                 head.push(&states[..hidden], next)?;
-                ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
+                let seconds = t_verify.elapsed().as_secs_f64();
+                ctx.stats.verify_seconds += seconds;
+                if !drafting {
+                    guard.plain(seconds);
+                }
                 return Ok(RoundOutcome { accepted: 0, next });
             }
             let vocab = ctx.target.vocab_size();
@@ -133,6 +147,7 @@ impl Strategy for TreeSpeculative {
             }
             ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
             let accepted = path.len() - 1;
+            guard.drafted(accepted + 1, t_draft.elapsed().as_secs_f64());
             ctx.stats.record_step(tree.len() - 1, accepted);
             Ok(RoundOutcome { accepted, next: bonus })
         })
