@@ -4,6 +4,62 @@
 
 use serde::Serialize;
 
+/// Strategy-specific statistics, typed per strategy. Serialized without a tag (the object of the variant, or
+/// `null`), so JSON consumers read e.g. `details.levels` directly.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Details {
+    /// Nothing beyond the common counters (AR, chain speculation).
+    #[default]
+    None,
+    /// HSDDW: one report per drafting level, cheapest first.
+    Hsddw {
+        /// The levels.
+        levels: Vec<LevelReport>,
+        /// Target calls per committed token (below 1 when drafts were accepted).
+        target_calls_per_token: f64,
+    },
+    /// Speculative decoding with a draft head and tree verification.
+    Tree {
+        /// The head folder's name.
+        head: String,
+        /// The head design (`ctc`, `medusa`, `eagle`).
+        head_kind: String,
+        /// Rounds that ran a plain step because drafting did not pay (the payoff guard).
+        fallback_rounds: usize,
+        /// Seconds inside the head's graph.
+        head_seconds: f64,
+    },
+    /// One CTC NAT translation.
+    Nat {
+        /// Output positions of the pass (the upsampled source).
+        positions: usize,
+        /// log P of the decoded output (beam search only).
+        log_prob: Option<f64>,
+    },
+}
+
+/// One HSDDW level's figures.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LevelReport {
+    /// `ngram` or the model folder.
+    pub name: String,
+    /// Tokens this level put forward to the level above.
+    pub drafted: usize,
+    /// Of those, tokens the level above accepted.
+    pub accepted: usize,
+    /// accepted / drafted.
+    pub acceptance_rate: f64,
+    /// Times it handed its buffer up because it was unsure (its entropy rule fired).
+    pub escalations_entropy: usize,
+    /// Times it handed up because the buffer was full.
+    pub escalations_cap: usize,
+    /// Its threshold at the end.
+    pub tau: f32,
+    /// (target call index, threshold) after each target round.
+    pub tau_trajectory: Vec<(usize, f32)>,
+}
+
 /// Counters and timings of one generation.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Stats {
@@ -34,8 +90,9 @@ pub struct Stats {
     pub backend_seconds: f64,
     /// Seconds spent drafting.
     pub draft_seconds: f64,
-    /// Strategy-specific figures (e.g. HSDDW's per-level counts and threshold trajectories).
-    pub details: serde_json::Value,
+    /// Strategy-specific figures (HSDDW's per-level counts and threshold trajectories, tree drafting's head and
+    /// fallback rounds, NAT's positions); `null` in JSON for strategies without any.
+    pub details: Details,
     /// Seconds spent in target passes after the prefill (verification, and plain steps when nothing was drafted).
     pub verify_seconds: f64,
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use common::*;
 use rand::{Rng, SeedableRng};
 use specrt::config::{LevelConfig, StrategyConfig, ThresholdRule};
+use specrt::stats::Details;
 use specrt::{GenerationRequest, Pipeline, Prompt};
 
 const ALPHA: f64 = 0.001;
@@ -66,8 +67,8 @@ fn greedy_hsddw_equals_ar_for_two_three_and_four_levels() {
             let out = p.generate(&req(q), &mut |_| true).unwrap();
             assert_eq!(&out.tokens, want, "{name}: prompt {i} differs from AR");
             drafted += out.stats.drafted;
-            let levels_json = &out.stats.details["levels"];
-            assert_eq!(levels_json.as_array().unwrap().len(), levels.len());
+            let Details::Hsddw { levels: reports, .. } = &out.stats.details else { panic!("HSDDW reports its levels") };
+            assert_eq!(reports.len(), levels.len());
         }
         assert!(drafted > 0, "{name} never drafted");
         eprintln!("{name}: {drafted} tokens drafted for the target");
@@ -82,13 +83,14 @@ fn hsddw_reports_levels_escalations_and_threshold_trajectories() {
     let req =
         GenerationRequest { prompt: Some(Prompt::Tokens(prompts(1, 4).remove(0))), max_tokens: Some(120), ignore_eos: true, ..Default::default() };
     let out = p.generate(&req, &mut |_| true).unwrap();
-    let levels = out.stats.details["levels"].as_array().unwrap().clone();
+    let Details::Hsddw { levels, target_calls_per_token: per_token } = out.stats.details.clone() else { panic!("HSDDW details") };
     assert_eq!(levels.len(), 2);
-    let traj = levels[1]["tau_trajectory"].as_array().unwrap();
-    assert!(!traj.is_empty());
+    assert!(!levels[1].tau_trajectory.is_empty());
     // Thresholds start at 10 and adapt after the first round.
-    assert!(levels.iter().all(|l| l["tau"].as_f64().unwrap() < 10.0), "{levels:?}");
-    let per_token = out.stats.details["target_calls_per_token"].as_f64().unwrap();
+    assert!(levels.iter().all(|l| l.tau < 10.0), "{levels:?}");
+    // The JSON form keeps the field names consumers read (export/plot_bench.py reads details.levels).
+    let json = serde_json::to_value(&out.stats).unwrap();
+    assert_eq!(json["details"]["levels"].as_array().map(Vec::len), Some(2));
     // Every target call commits at least one token; below 1.0 means drafts were really accepted.
     assert!(per_token > 0.0 && per_token < 1.0, "{per_token}");
 }
@@ -118,8 +120,8 @@ fn sampled_hsddw_matches_ar_sampling() {
             let out = p.generate(&req, &mut |_| true).unwrap();
             assert_eq!(out.tokens.len(), CHAIN);
             *drafted += out.stats.drafted as u64;
-            if let Some(levels) = out.stats.details["levels"].as_array() {
-                *cuts += levels.iter().map(|l| l["escalations_entropy"].as_u64().unwrap_or(0)).sum::<u64>();
+            if let Details::Hsddw { levels, .. } = &out.stats.details {
+                *cuts += levels.iter().map(|l| l.escalations_entropy as u64).sum::<u64>();
             }
             for (i, &t) in out.tokens.iter().enumerate() {
                 *by_pos[i].entry(t).or_default() += 1;

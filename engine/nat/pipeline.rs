@@ -46,7 +46,7 @@ impl Translation {
             target_calls: 1,
             backend_seconds: self.forward_seconds,
             verify_seconds: self.forward_seconds,
-            details: serde_json::json!({ "positions": self.positions, "log_prob": self.log_prob }),
+            details: crate::stats::Details::Nat { positions: self.positions, log_prob: self.log_prob },
             ..Default::default()
         }
     }

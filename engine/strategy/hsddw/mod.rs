@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::model::loader::DraftRule;
 use crate::model::ModelLoader;
 use crate::sampling::{self, Sampler, SamplingParams};
+use crate::stats::{Details, LevelReport};
 
 /// The HSDDW strategy.
 pub struct Hsddw {
@@ -326,19 +327,23 @@ impl Strategy for Hsddw {
             Ok(RoundOutcome { accepted: verdict.accepted, next: verdict.bonus })
         });
         let committed = ctx.sink.tokens().len().max(1);
-        ctx.stats.details = serde_json::json!({
-            "levels": self.levels.iter().map(|l| serde_json::json!({
-                "name": l.name,
-                "drafted": l.stats.drafted,
-                "accepted": l.stats.accepted,
-                "acceptance_rate": if l.stats.drafted == 0 { 0.0 } else { l.stats.accepted as f64 / l.stats.drafted as f64 },
-                "escalations_entropy": l.stats.escalations_entropy,
-                "escalations_cap": l.stats.escalations_cap,
-                "tau": l.threshold.tau,
-                "tau_trajectory": l.stats.tau_trajectory,
-            })).collect::<Vec<_>>(),
-            "target_calls_per_token": ctx.stats.target_calls as f64 / committed as f64,
-        });
+        ctx.stats.details = Details::Hsddw {
+            levels: self
+                .levels
+                .iter()
+                .map(|l| LevelReport {
+                    name: l.name.clone(),
+                    drafted: l.stats.drafted,
+                    accepted: l.stats.accepted,
+                    acceptance_rate: if l.stats.drafted == 0 { 0.0 } else { l.stats.accepted as f64 / l.stats.drafted as f64 },
+                    escalations_entropy: l.stats.escalations_entropy,
+                    escalations_cap: l.stats.escalations_cap,
+                    tau: l.threshold.tau,
+                    tau_trajectory: l.stats.tau_trajectory.clone(),
+                })
+                .collect(),
+            target_calls_per_token: ctx.stats.target_calls as f64 / committed as f64,
+        };
         result
     }
 }

@@ -57,6 +57,11 @@ impl HeadDrafter {
         }
     }
 
+    /// The head folder's name.
+    pub fn name(&self) -> String {
+        self.manifest.display_name()
+    }
+
     /// The head's design.
     pub fn kind(&self) -> HeadKind {
         self.manifest.head.kind

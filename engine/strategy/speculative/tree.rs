@@ -19,6 +19,7 @@ use super::head::HeadDrafter;
 use super::ngram::NgramDrafter;
 use crate::error::Result;
 use crate::model::{trie, TokenTree};
+use crate::stats::Details;
 use crate::strategy::{decode_loop, DecodeContext, RoundOutcome, Strategy};
 
 /// Tree shape limits from the config.
@@ -76,7 +77,7 @@ impl Strategy for TreeSpeculative {
         self.guard.reset();
         let TreeSpeculative { head, ngram, shape, tree, candidates, path, guard } = self;
         let prompt_len = ctx.prompt.len();
-        decode_loop(ctx, |ctx, pending, history, budget| {
+        let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
             if head.is_empty() {
                 // First round: the prefill's last pass holds the prompt's newest hidden states.
@@ -150,7 +151,14 @@ impl Strategy for TreeSpeculative {
             guard.drafted(accepted + 1, t_draft.elapsed().as_secs_f64());
             ctx.stats.record_step(tree.len() - 1, accepted);
             Ok(RoundOutcome { accepted, next: bonus })
-        })
+        });
+        ctx.stats.details = Details::Tree {
+            head: self.head.name(),
+            head_kind: format!("{:?}", self.head.kind()).to_lowercase(),
+            fallback_rounds: self.guard.skipped,
+            head_seconds: self.head.backend_seconds(),
+        };
+        result
     }
 }
 
