@@ -81,7 +81,10 @@ fn quantized_exports_agree_with_fp32_on_the_first_16_tokens() {
             eprintln!("{name}: near-tie flip at token {i} of {prompt:?} (fp32 margin {margin:.3})");
         }
     }
-    assert!(exact >= 6, "only {exact} of 10 quantized runs matched fp32 exactly for 16 tokens");
+    // How many runs match fp32 for all 16 tokens depends on the CPU's int8 kernels: 6+ of 10 on a Xeon (AMX),
+    // 3 of 10 on an AMD EPYC (AVX-512 VNNI; every divergence there a near-tie within NEAR_TIE, as asserted
+    // above). The bound only guards against a broken export that diverges everywhere.
+    assert!(exact >= 2, "only {exact} of 10 quantized runs matched fp32 exactly for 16 tokens");
 }
 
 #[test]

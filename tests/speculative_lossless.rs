@@ -100,25 +100,29 @@ fn greedy_speculative_equals_ar_for_every_drafter_and_policy() {
 
 #[test]
 fn the_payoff_guard_falls_back_to_plain_steps_and_stays_lossless() {
-    // The target drafting for itself costs k target passes per round: drafting can never pay, so the guard must
-    // stop it after the warm-up, probe now and then, and the output must stay AR's.
+    // An unrelated 1-layer draft model is rarely right: each round costs k draft passes for ~1 token, so drafting
+    // does not pay and the guard must stop it after the warm-up (probing again now and then). Compared in the
+    // same run with the guard off, so the check does not depend on this machine's speed; the output must stay AR's.
     let (_d, mut p) = tiny_pipeline("");
     let prompts = prompts(20, 13);
+    let with = |fallback: bool| StrategyConfig::Speculative {
+        drafter: DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") },
+        window: WindowConfig { k: 4, fallback, ..Default::default() },
+        allow_lossy: false,
+    };
+    let (mut guarded, mut unguarded) = (0, 0);
     for prompt in &prompts {
         p.set_strategy(StrategyConfig::Ar {}).unwrap();
         let ar = p.generate(&greedy_request(prompt, 200), &mut |_| true).unwrap();
-        let guarded = StrategyConfig::Speculative {
-            drafter: DrafterConfig::DraftModel { model: tiny() },
-            window: WindowConfig { k: 4, ..Default::default() },
-            allow_lossy: false,
-        };
-        p.set_strategy(guarded).unwrap();
-        let out = p.generate(&greedy_request(prompt, 200), &mut |_| true).unwrap();
-        assert_eq!(out.tokens, ar.tokens);
-        assert!(out.stats.drafted > 0, "the warm-up drafts");
-        // 200 tokens: without the guard ~200/5 = 40 rounds would all draft 4 tokens (160 drafted).
-        assert!(out.stats.drafted < 120, "the guard never stopped drafting: {} drafted", out.stats.drafted);
+        for (fallback, drafted) in [(true, &mut guarded), (false, &mut unguarded)] {
+            p.set_strategy(with(fallback)).unwrap();
+            let out = p.generate(&greedy_request(prompt, 200), &mut |_| true).unwrap();
+            assert_eq!(out.tokens, ar.tokens, "fallback {fallback}");
+            assert!(out.stats.drafted > 0, "the warm-up drafts");
+            *drafted += out.stats.drafted;
+        }
     }
+    assert!(guarded * 2 < unguarded, "the guard barely stopped drafting: {guarded} drafted vs {unguarded} without it");
 }
 
 #[test]
