@@ -303,6 +303,19 @@ fn min_p_value(a: &Law, b: &Law) -> (f64, usize) {
     (worst, CHAIN)
 }
 
+/// The law of `runs` sampled generations of the pipeline's current strategy.
+fn pipeline_law(p: &mut Pipeline, prompt: &[u32], runs: u64, offset: u64, drafted: &mut usize) -> Law {
+    sampled_law(
+        &mut |seed| {
+            let o = p.generate(&sampled_request(prompt, seed), &mut |_| true).unwrap();
+            (o.tokens, o.stats)
+        },
+        runs,
+        offset,
+        drafted,
+    )
+}
+
 fn sampled_request(prompt: &[u32], seed: u64) -> GenerationRequest {
     GenerationRequest {
         prompt: Some(Prompt::Tokens(prompt.to_vec())),
@@ -323,28 +336,11 @@ fn speculative_sampling_matches_ar_sampling_over_long_chains() {
     let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
     let runs = 1500;
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
-    let mut none = 0;
-    let ar = sampled_law(
-        &mut |seed| {
-            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-            (o.tokens, o.stats)
-        },
-        runs,
-        0,
-        &mut none,
-    );
+    let ar = pipeline_law(&mut p, &prompt, runs, 0, &mut 0);
     for (name, drafter) in drafters().into_iter().take(3) {
         p.set_strategy(strategy(&drafter, WindowPolicyKind::Static, 3)).unwrap();
         let mut drafted = 0;
-        let sp = sampled_law(
-            &mut |seed| {
-                let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-                (o.tokens, o.stats)
-            },
-            runs,
-            1_000_000,
-            &mut drafted,
-        );
+        let sp = pipeline_law(&mut p, &prompt, runs, 1_000_000, &mut drafted);
         assert!(drafted as u64 > runs, "{name}: drafted only {drafted} tokens over {runs} runs");
         let (pv, tests) = min_p_value(&ar, &sp);
         assert!(pv > ALPHA / tests as f64, "{name}: a token distribution differs from AR (min p {pv:.2e} over {tests} tests)");
@@ -360,16 +356,7 @@ fn end_to_end_sampling_test_catches_a_biased_residual() {
     let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
     let runs = 1500;
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
-    let mut none = 0;
-    let ar = sampled_law(
-        &mut |seed| {
-            let o = p.generate(&sampled_request(&prompt, seed), &mut |_| true).unwrap();
-            (o.tokens, o.stats)
-        },
-        runs,
-        0,
-        &mut none,
-    );
+    let ar = pipeline_law(&mut p, &prompt, runs, 0, &mut 0);
     let loader = specrt::model::ModelLoader::new(std::sync::Arc::new(backend(2)), 512);
     let mut target = loader.open(&tiny()).unwrap();
     target.ensure_batch_invariance().unwrap();
