@@ -119,12 +119,12 @@ impl Metrics {
     }
 
     /// Records a finished generation.
-    pub fn generation(&self, pipeline: &str, finish: &'static str, cancel_cause: Option<&'static str>, stats: &Stats) {
+    pub fn generation(&self, pipeline: &str, finish: &'static str, cancel_cause: Option<super::worker::CancelCause>, stats: &Stats) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         *p.generations.entry(finish).or_default() += 1;
         if let Some(c) = cancel_cause {
-            *p.cancelled.entry(c).or_default() += 1;
+            *p.cancelled.entry(c.as_str()).or_default() += 1;
         }
         p.prompt_tokens += stats.prompt_tokens as u64;
         p.new_tokens += stats.new_tokens as u64;
@@ -136,12 +136,12 @@ impl Metrics {
     }
 
     /// Records a generation that failed (error or panic) or was never started (`cause`).
-    pub fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<&'static str>) {
+    pub fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<super::worker::CancelCause>) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         if let Some(c) = cancel_cause {
             *p.generations.entry("cancelled").or_default() += 1;
-            *p.cancelled.entry(c).or_default() += 1;
+            *p.cancelled.entry(c.as_str()).or_default() += 1;
         } else {
             *p.generations.entry("error").or_default() += 1;
         }

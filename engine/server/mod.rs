@@ -455,7 +455,7 @@ async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> 
         }
     }
     if state.shutting_down.load(Ordering::SeqCst) {
-        return Err(worker::cancelled_error("shutdown"));
+        return Err(worker::cancelled_error(worker::CancelCause::Shutdown));
     }
     let control = Arc::new(Control::default());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -470,14 +470,14 @@ async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> 
                 format!("the queue of `{}` is full ({} waiting); retry later", pipeline.info.name, pipeline.gauge.capacity),
             ))
         }
-        Err(SubmitError::Closed) => return Err(worker::cancelled_error("shutdown")),
+        Err(SubmitError::Closed) => return Err(worker::cancelled_error(worker::CancelCause::Shutdown)),
     }
     let mut guard = CancelOnDrop { control, armed: true };
     // Wait in the queue, then for validation: errors found by the worker still get their 4xx status.
     let prompt_tokens = match tokio::time::timeout_at(deadline, rx.recv()).await {
         Err(_) => {
             guard.time_out();
-            return Err(worker::cancelled_error("timeout"));
+            return Err(worker::cancelled_error(worker::CancelCause::Timeout));
         }
         Ok(None) => {
             guard.disarm();
@@ -503,7 +503,7 @@ async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> 
             match tokio::time::timeout_at(deadline, rx.recv()).await {
                 Err(_) => {
                     guard.time_out();
-                    return Err(worker::cancelled_error("timeout"));
+                    return Err(worker::cancelled_error(worker::CancelCause::Timeout));
                 }
                 Ok(None) => {
                     guard.disarm();
@@ -585,7 +585,7 @@ impl SseStream {
         let first = match tokio::time::timeout_at(self.deadline, self.rx.recv()).await {
             Err(_) => {
                 self.guard.time_out();
-                return Some(self.fail(worker::cancelled_error("timeout")));
+                return Some(self.fail(worker::cancelled_error(worker::CancelCause::Timeout)));
             }
             Ok(None) => {
                 self.guard.disarm();

@@ -210,22 +210,44 @@ fn worker_loop(
     }
 }
 
-fn cancel_cause(control: &Control, shared: &WorkerShared) -> &'static str {
+/// Why a generation was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelCause {
+    /// The client went away.
+    Disconnect,
+    /// The request ran past `request_timeout_seconds`.
+    Timeout,
+    /// The server is shutting down.
+    Shutdown,
+}
+
+impl CancelCause {
+    /// The metrics label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelCause::Disconnect => "disconnect",
+            CancelCause::Timeout => "timeout",
+            CancelCause::Shutdown => "shutdown",
+        }
+    }
+}
+
+fn cancel_cause(control: &Control, shared: &WorkerShared) -> CancelCause {
     if control.timed_out.load(Ordering::SeqCst) {
-        "timeout"
+        CancelCause::Timeout
     } else if shared.hard_stop.load(Ordering::SeqCst) && !control.disconnected.load(Ordering::SeqCst) {
-        "shutdown"
+        CancelCause::Shutdown
     } else {
-        "disconnect"
+        CancelCause::Disconnect
     }
 }
 
 /// The error a cancelled request answers with (a disconnected client never reads it).
-pub fn cancelled_error(cause: &str) -> ApiError {
+pub fn cancelled_error(cause: CancelCause) -> ApiError {
     match cause {
-        "timeout" => ApiError::new(504, "timeout_error", "request_timeout", "the request did not finish within request_timeout_seconds"),
-        "shutdown" => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),
-        _ => ApiError::new(499, "cancelled", "client_disconnected", "the client disconnected"),
+        CancelCause::Timeout => ApiError::new(504, "timeout_error", "request_timeout", "the request did not finish within request_timeout_seconds"),
+        CancelCause::Shutdown => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),
+        CancelCause::Disconnect => ApiError::new(499, "cancelled", "client_disconnected", "the client disconnected"),
     }
 }
 
