@@ -9,7 +9,6 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use rand::{Rng, SeedableRng};
 use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig};
 use specrt::{GenerationRequest, Pipeline, Prompt};
 
@@ -36,18 +35,7 @@ fn pipeline(dir: &std::path::Path) -> Pipeline {
 }
 
 fn prompts(n: usize, seed: u64) -> Vec<Vec<u32>> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|i| {
-            let len = rng.random_range(4..40);
-            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
-            if i % 3 == 0 {
-                let copy = p.clone();
-                p.extend_from_slice(&copy[..len / 2]);
-            }
-            p
-        })
-        .collect()
+    repeating_prompts(n, seed, 40)
 }
 
 fn greedy(prompt: &[u32], n: usize) -> GenerationRequest {

@@ -53,18 +53,7 @@ fn tiny_pipeline(extra: &str) -> (tempfile::TempDir, Pipeline) {
 
 /// Deterministic prompts: random token runs, some with repeats so n-gram drafts find matches.
 fn prompts(n: usize, seed: u64) -> Vec<Vec<u32>> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|i| {
-            let len = rng.random_range(4..48);
-            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
-            if i % 3 == 0 {
-                let copy = p.clone();
-                p.extend_from_slice(&copy[..len / 2]);
-            }
-            p
-        })
-        .collect()
+    repeating_prompts(n, seed, 48)
 }
 
 fn greedy_request(prompt: &[u32], max_tokens: usize) -> GenerationRequest {

@@ -89,16 +89,9 @@ pub struct UpsampleSpec {
 impl NatManifest {
     /// Reads `dir/manifest.json` and checks the kind, version, ids and files.
     pub fn load(dir: &Path) -> Result<Self> {
-        let (path, text) = header::read_text(dir)?;
-        let (kind, raw) = header::peek_kind(&path, &text)?;
-        if kind != Some(ModelKind::CtcNat) {
-            return Err(Error::model(
-                &path,
-                format!("kind is `{raw}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)"),
-            ));
-        }
-        let mut m: NatManifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid CTC NAT manifest: {e}")))?;
-        header::check_format(&path, &m.format, m.format_version)?;
+        let (path, mut m): (_, NatManifest) = header::parse(dir, ModelKind::CtcNat, "CTC NAT manifest", |_, raw| {
+            format!("kind is `{raw}`, but strategy `nat` needs a CTC NAT model (kind `ctc_nat`, `python -m export ctc-nat`)")
+        })?;
         let c = &m.ctc;
         if !(c.upsample.rate >= 1.0) || c.upsample.position_limit == 0 || c.upsample.position_limit > m.dims.max_position_embeddings {
             return Err(Error::model(

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::header::{self, ModelKind};
 use super::tensor::{GraphSpec, TensorSpec};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A parsed decoder `manifest.json` plus the folder it came from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -196,19 +196,15 @@ impl KvCacheSpec {
 impl Manifest {
     /// Reads `dir/manifest.json` and checks the format, version and the files it names.
     pub fn load(dir: &Path) -> Result<Manifest> {
-        let (path, text) = header::read_text(dir)?;
         // A model of another kind gets a pointed message instead of "missing field kv_cache".
-        let (kind, raw) = header::peek_kind(&path, &text)?;
-        if kind != Some(ModelKind::Decoder) {
+        let (_, mut m): (_, Manifest) = header::parse(dir, ModelKind::Decoder, "manifest", |kind, raw| {
             let hint = match kind {
                 Some(ModelKind::CtcNat) => ": use it with `strategy: {kind: nat}`",
                 Some(ModelKind::DraftHead) => ": a draft head is named by a speculative strategy's drafter, not as `model`",
                 _ => "",
             };
-            return Err(Error::model(&path, format!("kind is `{raw}`, but a decoder model is needed here{hint}")));
-        }
-        let mut m: Manifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid manifest: {e}")))?;
-        header::check_format(&path, &m.format, m.format_version)?;
+            format!("kind is `{raw}`, but a decoder model is needed here{hint}")
+        })?;
         header::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
         m.dir = dir.to_path_buf();
         Ok(m)

@@ -98,16 +98,9 @@ pub struct HeadManifest {
 impl HeadManifest {
     /// Reads `dir/manifest.json` and the draft vocabulary; checks kind, version, sizes and files.
     pub fn load(dir: &Path) -> Result<Self> {
-        let (path, text) = header::read_text(dir)?;
-        let (kind, raw) = header::peek_kind(&path, &text)?;
-        if kind != Some(ModelKind::DraftHead) {
-            return Err(Error::model(
-                &path,
-                format!("kind is `{raw}`, but a drafter of kind `head` needs a draft head (`python -m export draft-head`)"),
-            ));
-        }
-        let mut m: HeadManifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid draft-head manifest: {e}")))?;
-        header::check_format(&path, &m.format, m.format_version)?;
+        let (path, mut m): (_, HeadManifest) = header::parse(dir, ModelKind::DraftHead, "draft-head manifest", |_, raw| {
+            format!("kind is `{raw}`, but a drafter of kind `head` needs a draft head (`python -m export draft-head`)")
+        })?;
         header::check_files(dir, &[&m.graph.file, &m.draft_vocab.file])?;
         let vocab_path = dir.join(&m.draft_vocab.file);
         let vocab_text = std::fs::read_to_string(&vocab_path).map_err(|e| Error::io(&vocab_path, e))?;

@@ -60,6 +60,31 @@ pub(crate) fn peek_kind(path: &Path, text: &str) -> Result<(Option<ModelKind>, S
     Ok((kind, raw))
 }
 
+/// Reads `dir/manifest.json` as a manifest of kind `expected`, the prologue every kind shares: a folder of
+/// another kind gets `wrong_kind(raw kind)` as its message, then the format and version are checked, then the
+/// kind's own schema (`what` names it in the error). Returns the manifest path and the parsed manifest.
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    expected: ModelKind,
+    what: &str,
+    wrong_kind: impl FnOnce(Option<ModelKind>, &str) -> String,
+) -> Result<(PathBuf, T)> {
+    #[derive(Deserialize)]
+    struct Versioned {
+        format: String,
+        format_version: u32,
+    }
+    let (path, text) = read_text(dir)?;
+    let (kind, raw) = peek_kind(&path, &text)?;
+    if kind != Some(expected) {
+        return Err(Error::model(&path, wrong_kind(kind, &raw)));
+    }
+    let v: Versioned = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid {what}: {e}")))?;
+    check_format(&path, &v.format, v.format_version)?;
+    let manifest = serde_json::from_str(&text).map_err(|e| Error::model(&path, format!("invalid {what}: {e}")))?;
+    Ok((path, manifest))
+}
+
 /// The format name and version this engine reads.
 pub(crate) fn check_format(path: &Path, format: &str, version: u32) -> Result<()> {
     if format != FORMAT {

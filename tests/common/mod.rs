@@ -54,6 +54,24 @@ pub fn pipeline_yaml(dir: &Path, model: &Path, extra: &str) -> PathBuf {
 /// `set_strategy(ar)` afterwards runs AR with the same numerics the verification pass has: the exact reference.
 pub const SPECULATIVE_YAML: &str = "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n";
 
+/// Deterministic random token prompts of 4..`max_len` tokens (ids 3..380 of the tiny vocabulary); every third
+/// repeats its first half so n-gram drafts find matches.
+pub fn repeating_prompts(n: usize, seed: u64, max_len: usize) -> Vec<Vec<u32>> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let len = rng.random_range(4..max_len);
+            let mut p: Vec<u32> = (0..len).map(|_| rng.random_range(3..380)).collect();
+            if i % 3 == 0 {
+                let copy = p.clone();
+                p.extend_from_slice(&copy[..len / 2]);
+            }
+            p
+        })
+        .collect()
+}
+
 /// Index of the largest logit.
 pub fn argmax(row: &[f32]) -> u32 {
     specrt::sampling::argmax(row)
