@@ -1,4 +1,7 @@
-"""CLI: python -m export {gguf,safetensors,tiny,smollm2,ctc-nat,draft-head,bench} ... (see export/README.md)."""
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,gpu-weights,ctc-nat,draft-head,bench} ...
+
+See export/README.md (and export/CONTRACT.md for gpu-weights).
+"""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +24,49 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
                    help="LM head of int4/int8 exports: 4/8 bit MatMulNBits or 32 = float Gemm "
                         "(default: 8 with accuracy level 4, 32 with accuracy level 0)")
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker / shape inference")
+
+
+def _tiny_dims(p: argparse.ArgumentParser) -> None:
+    """Flags of the random tiny model, shared by `tiny` and `gpu-weights --tiny` (same defaults = same weights)."""
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--vocab", type=int, default=384)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--layers", dest="n_layers", type=int, default=2,
+                   help="decoder layers of the random model (--keep-layers keeps a prefix of them)")
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--kv-heads", type=int, default=2)
+    p.add_argument("--head-dim", type=int, default=16)
+    p.add_argument("--ffn", type=int, default=128)
+    p.add_argument("--max-pos", type=int, default=2048)
+    p.add_argument("--tie", action="store_true", help="tie the LM head to the embedding")
+
+
+def _tiny_kwargs(a) -> dict:
+    """tiny_checkpoint(**kwargs) from the parsed `_tiny_dims` flags."""
+    return dict(seed=a.seed, vocab=a.vocab, hidden=a.hidden, layers=a.n_layers, heads=a.heads, kv_heads=a.kv_heads,
+                head_dim=a.head_dim, ffn=a.ffn, max_pos=a.max_pos, tie=a.tie)
+
+
+def _gpu_weights(a, ap: argparse.ArgumentParser) -> int:
+    """`gpu-weights`: load the checkpoint, write DIR/gpu.safetensors; a mismatch is exit code 2 with a message."""
+    from .gpu_weights import GpuWeightsError, load_source, tiny_source_label, write_gpu_weights
+
+    if a.tiny == (a.source is not None):
+        ap.error("gpu-weights needs exactly one of SOURCE or --tiny")
+    try:
+        if a.tiny:
+            from .tiny import tiny_checkpoint
+
+            kw = _tiny_kwargs(a)
+            ck, label = tiny_checkpoint(**kw), tiny_source_label(kw)
+        else:
+            ck, label = load_source(a.source)
+        write_gpu_weights(ck, a.model_dir, label)
+    except GpuWeightsError as e:
+        print(f"[gpu-weights] error: {e}", file=sys.stderr)
+        return 2
+    print(a.model_dir)
+    return 0
 
 
 def _export(ck, a) -> None:
@@ -49,17 +95,14 @@ def main(argv=None) -> int:
     _common(p)
     p = sub.add_parser("tiny", help="random-weight tiny Llama with a real tokenizer (for tests)")
     _common(p, default_precision="fp32", keep_flag="--keep-layers")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--vocab", type=int, default=384)
-    p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--layers", dest="n_layers", type=int, default=2,
-                   help="decoder layers of the random model (--keep-layers keeps a prefix of them)")
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--kv-heads", type=int, default=2)
-    p.add_argument("--head-dim", type=int, default=16)
-    p.add_argument("--ffn", type=int, default=128)
-    p.add_argument("--max-pos", type=int, default=2048)
-    p.add_argument("--tie", action="store_true", help="tie the LM head to the embedding")
+    _tiny_dims(p)
+    p = sub.add_parser("gpu-weights", help="write DIR/gpu.safetensors (fp16 matrices for the CUDA backend) from the "
+                                          "checkpoint DIR was exported from; see export/gpu_weights.py")
+    p.add_argument("source", nargs="?", help="a GGUF file, a Hugging Face safetensors folder, or the word smollm2")
+    p.add_argument("--model-dir", required=True, help="the exported specrt model folder (manifest.json) to extend")
+    p.add_argument("--tiny", action="store_true",
+                   help="rebuild the random tiny model (same flags and defaults as the `tiny` subcommand)")
+    _tiny_dims(p)
     p = sub.add_parser("ctc-nat", help="CTC NAT encoder from the recipe's output (export/train_ctc_nat.py) or random")
     p.add_argument("path", nargs="?", help="recipe output folder (model.safetensors + MANIFEST.json)")
     p.add_argument("--out", required=True)
@@ -109,9 +152,9 @@ def main(argv=None) -> int:
     elif a.cmd == "tiny":
         from .tiny import tiny_checkpoint
 
-        ck = tiny_checkpoint(seed=a.seed, vocab=a.vocab, hidden=a.hidden, layers=a.n_layers, heads=a.heads,
-                             kv_heads=a.kv_heads, head_dim=a.head_dim, ffn=a.ffn, max_pos=a.max_pos, tie=a.tie)
-        _export(ck, a)
+        _export(tiny_checkpoint(**_tiny_kwargs(a)), a)
+    elif a.cmd == "gpu-weights":
+        return _gpu_weights(a, ap)
     elif a.cmd == "ctc-nat":
         from .graph_ctc_nat import DEFAULT_TOKENIZER, main_export
 
