@@ -13,13 +13,20 @@ MODELS   := models
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22
-TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
+TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
+# The GPU code compiles everywhere (drivers are loaded at run time); `make test` builds and tests it with these
+# features. NVRTC from the registry compiles the CUDA kernels to PTX in tests/cuda_kernels.rs (no GPU needed).
+GPU_FEATURES := cuda tensorrt
+NVRTC_PKG := nvidia-cuda-nvrtc==13.0.88
+NVRTC_DIR := .cache/nvrtc/nvidia/cu13/lib
+SMOL_GPU := $(MODELS)/smollm2-135m-instruct-gpu
+
+.PHONY: gpu-model gpu-bundle demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
 	nat-models translation-pairs train-env train-nat bench-nat
 
 help:
@@ -54,6 +61,11 @@ $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 
 $(MODELS)/tiny-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --out $(MODELS)/tiny-fp32
+
+# tiny-fp32 plus its float16 GPU weights (the CUDA backend's file contract, checked without a GPU).
+$(MODELS)/tiny-fp32-gpu/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/gpu_weights.py
+	rm -rf $(MODELS)/tiny-fp32-gpu && cp -r $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu
+	$(VPY) -m export gpu-weights --tiny --model-dir $(MODELS)/tiny-fp32-gpu
 
 $(MODELS)/tiny-int8/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --precision int8 --out $(MODELS)/tiny-int8
@@ -148,6 +160,29 @@ bench-nat: setup nat-models translation-pairs release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/ctc-nat-en-de.yaml --out bench-out/nat
 	$(VPY) -m export.plot_bench bench-out/nat/results.json
 
+# ---- GPU (docs/GPU.md) ---------------------------------------------------------------------------------------
+# The float16 GPU form of SmolLM2 for the native CUDA backend: the int4 export's manifest and tokenizer plus
+# gpu.safetensors from the same GGUF.
+gpu-model: $(SMOL_GPU)/manifest.json
+$(SMOL_GPU)/manifest.json: $(SMOL_DEFAULT)/manifest.json export/gpu_weights.py
+	mkdir -p $(SMOL_GPU)
+	cp $(SMOL_DEFAULT)/manifest.json $(SMOL_DEFAULT)/tokenizer.json $(SMOL_GPU)/
+	$(VPY) -m export gpu-weights smollm2 --model-dir $(SMOL_GPU)
+
+# Everything scripts/gpu-check.sh needs on a GPU machine, in .gpu/ (git-ignored): the release binary with the cuda
+# feature (stripped, xz), the gguf wheel, the SmolLM2 manifest/tokenizer, the reference prompts, and the GGUF split
+# in two parts so that each transfer to the GPU machine stays under its 64 MiB limit.
+gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json
+	cargo build --release --features cuda
+	mkdir -p .gpu/model
+	strip -o .gpu/specrt target/release/specrt && xz -f -T2 -6 .gpu/specrt
+	cp $(SMOL_DEFAULT)/manifest.json $(SMOL_DEFAULT)/tokenizer.json .gpu/model/
+	$(VPY) scripts/gpu_prompts.py $(SMOL_DEFAULT) .gpu/prompts.json
+	$(VPY) -m pip download -q --no-deps --only-binary=:all: -d .gpu gguf==$$($(VPY) -c 'import importlib.metadata as m; print(m.version("gguf"))')
+	gguf=$$($(VPY) -c 'from export.smollm2 import smollm2_gguf_path as p; print(p())'); \
+	  sha256sum "$$gguf" > .gpu/gguf.sha256 && split -b 58M "$$gguf" .gpu/gguf.part-
+	ls -la .gpu
+
 fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS))
 
 # ---- build -------------------------------------------------------------------------------------------------
@@ -164,15 +199,20 @@ demo: setup models release
 
 test: setup tools fixtures lint test-rust test-python
 
-# What the tests need from the OS: valgrind for the C examples' memcheck (tests/c_examples.rs fails without it).
-tools:
+# What the tests need from the OS: valgrind for the C examples' memcheck (tests/c_examples.rs fails without it),
+# and NVRTC for compiling the CUDA kernels to PTX (tests/cuda_kernels.rs).
+tools: $(NVRTC_DIR)/libnvrtc.so.13
 	@command -v valgrind >/dev/null 2>&1 || { echo ">> installing valgrind"; apt-get update -q && apt-get install -y -q valgrind; }
+
+$(NVRTC_DIR)/libnvrtc.so.13: $(VENV)/.stamp
+	@echo ">> installing NVRTC ($(NVRTC_PKG)) into .cache/nvrtc"
+	$(VPY) -m pip install -q --disable-pip-version-check --no-deps --target .cache/nvrtc $(NVRTC_PKG)
 
 # House rules checked on every test run: formatting (rustfmt.toml), clippy with the allow-list in Cargo.toml,
 # and no import cycle between engine folders / no `ort` outside engine/backend/<name>/ (scripts/check_layers.py).
 lint:
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets --features "$(GPU_FEATURES)" -- -D warnings
 	python3 scripts/check_layers.py
 	@# The C library's dependency tree holds no server, async runtime or CLI parser.
 	@if cargo tree --no-default-features -e normal --prefix none | grep -E '^(tokio|axum|clap|hyper) '; then \
@@ -180,8 +220,8 @@ lint:
 
 # `cargo build` first: the C-example test links target/debug/libspecrt.so.
 test-rust:
-	cargo build
-	cargo test --no-fail-fast
+	cargo build --features "$(GPU_FEATURES)"
+	LD_LIBRARY_PATH="$(CURDIR)/$(NVRTC_DIR):$$LD_LIBRARY_PATH" cargo test --no-fail-fast --features "$(GPU_FEATURES)"
 
 # The C library for hosts: target/release/libspecrt.{so,a}, its header engine/include/specrt.h and a pkg-config file.
 # Built without the default features (no HTTP server, async runtime or CLI parser in the C library), in its own

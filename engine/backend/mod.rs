@@ -11,6 +11,8 @@
 //!
 //! Adding a backend is one folder here plus one arm in [`open`].
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod onnxruntime;
 
 use std::path::Path;
@@ -145,5 +147,19 @@ pub trait Backend: Send + Sync {
 pub fn open(config: &BackendConfig) -> Result<Arc<dyn Backend>> {
     match config.kind {
         BackendKind::Onnxruntime => Ok(Arc::new(onnxruntime::OnnxRuntime::new(config)?)),
+        BackendKind::Cuda => open_cuda(config),
     }
+}
+
+#[cfg(feature = "cuda")]
+fn open_cuda(config: &BackendConfig) -> Result<Arc<dyn Backend>> {
+    Ok(Arc::new(cuda::CudaBackend::new(config)?))
+}
+
+/// Without the feature the kind still parses, so a GPU config gets this message instead of "unknown variant".
+#[cfg(not(feature = "cuda"))]
+fn open_cuda(_config: &BackendConfig) -> Result<Arc<dyn Backend>> {
+    Err(crate::error::Error::Backend(
+        "`backend.kind: cuda` needs a specrt built with the `cuda` cargo feature (cargo build --release --features cuda)".into(),
+    ))
 }

@@ -5,6 +5,8 @@
 //! Output: `results.json` (field names shared with later benchmarks), `results.md` (a table), and the raw
 //! per-prompt records, which `export/plot_bench.py` turns into PNG charts.
 
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod matrix;
 pub mod nat;
 pub mod prompts;

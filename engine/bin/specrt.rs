@@ -25,6 +25,10 @@ enum Command {
     Bench(specrt::bench::BenchArgs),
     /// Serve pipelines over an OpenAI-compatible HTTP API (see docs/SERVER.md).
     Serve(ServeArgs),
+    /// Measure the native CUDA backend: roofline, CUDA graphs, verify cost, and a model against its reference
+    /// (see docs/GPU.md; needs the `cuda` cargo feature and an NVIDIA GPU).
+    #[cfg(feature = "cuda")]
+    BenchGpu(specrt::bench::gpu::GpuBenchArgs),
 }
 
 #[derive(Args)]
@@ -108,6 +112,8 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate(args),
         Command::Bench(args) => specrt::bench::run(&args).map_err(anyhow::Error::from),
         Command::Serve(args) => serve(args),
+        #[cfg(feature = "cuda")]
+        Command::BenchGpu(args) => specrt::bench::gpu::run(&args).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,8 +9,8 @@ pub mod schema;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, BackendKind, CtcDecodeKind, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig, ProviderConfig,
-    StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    BackendConfig, BackendKind, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig,
+    ProviderConfig, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

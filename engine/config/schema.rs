@@ -49,6 +49,31 @@ pub struct BackendConfig {
     /// Execution providers in priority order. A provider that cannot be registered is an error.
     #[serde(default = "default_providers")]
     pub providers: Vec<ProviderConfig>,
+    /// Options of the native CUDA backend (`kind: cuda`).
+    #[serde(default)]
+    pub cuda: CudaOptions,
+}
+
+/// Options of the native CUDA backend (`backend: {kind: cuda, cuda: {device_id: 0, graphs: true}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudaOptions {
+    /// GPU index.
+    #[serde(default)]
+    pub device_id: usize,
+    /// Capture decode/verify passes as CUDA graphs and replay them (off: launch kernels one by one).
+    #[serde(default = "default_true")]
+    pub graphs: bool,
+}
+
+impl Default for CudaOptions {
+    fn default() -> Self {
+        CudaOptions { device_id: 0, graphs: true }
+    }
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for BackendConfig {
@@ -59,6 +84,7 @@ impl Default for BackendConfig {
             threads: None,
             optimization: OptimizationLevel::default(),
             providers: default_providers(),
+            cuda: CudaOptions::default(),
         }
     }
 }
@@ -70,6 +96,8 @@ pub enum BackendKind {
     /// ONNX Runtime (CPU provider by default; CUDA/TensorRT providers behind cargo features).
     #[default]
     Onnxruntime,
+    /// The native CUDA backend (cargo feature `cuda`; the float16 GPU form of the contract, docs/GPU.md).
+    Cuda,
 }
 
 fn default_providers() -> Vec<ProviderConfig> {

@@ -40,6 +40,10 @@ pub struct Manifest {
     /// Decoder layers kept (fewer than `dims.num_layers` for a layer-skip drafter).
     #[serde(default)]
     pub layers_kept: Option<usize>,
+    /// The float16 GPU form of the weights (`gpu.safetensors`, written by `python -m export gpu-weights`), which
+    /// the native CUDA backend reads instead of the ONNX graph.
+    #[serde(default)]
+    pub gpu_weights: Option<String>,
     /// Tokenizer file name inside the folder.
     #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
@@ -205,7 +209,13 @@ impl Manifest {
             };
             format!("kind is `{raw}`, but a decoder model is needed here{hint}")
         })?;
-        header::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
+        // A folder carries the ONNX graph, the GPU weights, or both; each backend reads the one it runs.
+        let mut files = vec![&m.tokenizer];
+        match &m.gpu_weights {
+            Some(gpu) => files.push(gpu),
+            None => files.push(&m.graph.file),
+        }
+        header::check_files(dir, &files)?;
         m.dir = dir.to_path_buf();
         Ok(m)
     }

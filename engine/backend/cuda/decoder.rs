@@ -1,0 +1,524 @@
+//! The decoder on the GPU: device-resident weights and KV cache, one stream, pinned staging buffers, and CUDA
+//! graphs replayed for decode/verify shapes.
+//!
+//! A pass (`run`) stages the step's small inputs (ids, positions, the bias when it hides anything, per-chunk
+//! params) in pinned host memory, queues their uploads and the chunk's kernels on the stream, queues the read-back
+//! of the requested logits rows (and hidden states), and waits once. The KV cache never leaves the device: append
+//! is the pass writing slots `past..past+S`, rollback is a smaller `past` next time, and accepted-path compaction
+//! is a kernel ([`DecoderGraph::compact_kv`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::driver::{copy_dtoh, copy_htod, launch, Arg, Context, DeviceBuffer, Graph, Launch, PinnedBuffer, Stream};
+use super::kernels::{Kernels, MATMUL_ROWS, MATMUL_THREADS, PARAM_BIAS_ON, PARAM_BIAS_STRIDE, PARAM_LEN, PARAM_PAST};
+use super::plan::{bias_is_needed, plan_chunks, validate_pass, Chunk, GraphKey, CHUNK_ROWS};
+use super::weights::{Shape, Weights};
+use crate::backend::{DecoderGraph, KvInspector, StepInputs};
+use crate::error::{Error, Result};
+
+/// Threads of the attention and norm blocks (a power of two >= head_dim).
+const BLOCK_THREADS: u32 = 256;
+
+/// How the decoder's passes ran (graph replays, captures, direct runs), for benchmarks and the ready line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GraphStats {
+    /// Graphs captured.
+    pub captured: usize,
+    /// Chunks run by replaying a graph.
+    pub replayed: usize,
+    /// Chunks run by launching kernels one by one.
+    pub direct: usize,
+}
+
+/// Scratch for one chunk of at most [`CHUNK_ROWS`] rows.
+#[derive(Debug)]
+struct Scratch {
+    x: DeviceBuffer,
+    xn: DeviceBuffer,
+    qkv: DeviceBuffer,
+    attn: DeviceBuffer,
+    gu: DeviceBuffer,
+    act: DeviceBuffer,
+    xr: DeviceBuffer,
+    ids: DeviceBuffer,
+    pos: DeviceBuffer,
+    rows: DeviceBuffer,
+    bias: DeviceBuffer,
+    params: DeviceBuffer,
+    logits: DeviceBuffer,
+    src: DeviceBuffer,
+}
+
+/// A decoder graph on one GPU.
+pub struct CudaDecoder {
+    // Field order matters for drop (declaration order): graphs and buffers go before the stream, the module and the
+    // context they live in.
+    graphs: HashMap<GraphKey, Graph>,
+    weights: Weights,
+    scratch: Scratch,
+    k_cache: DeviceBuffer,
+    v_cache: DeviceBuffer,
+    rope_cos: DeviceBuffer,
+    rope_sin: DeviceBuffer,
+    h_ids: PinnedBuffer<i32>,
+    h_pos: PinnedBuffer<i32>,
+    h_rows: PinnedBuffer<i32>,
+    h_params: PinnedBuffer<i32>,
+    h_bias: PinnedBuffer<f32>,
+    h_logits: PinnedBuffer<f32>,
+    h_hidden: PinnedBuffer<f32>,
+    h_src: PinnedBuffer<i32>,
+    stream: Stream,
+    kernels: Arc<Kernels>,
+    ctx: Arc<Context>,
+    shape: Shape,
+    capacity: usize,
+    attention_shared: u32,
+    hidden_out: bool,
+    use_graphs: bool,
+    graph_error: Option<String>,
+    stats: GraphStats,
+    inputs: StepInputs,
+    logits_len: usize,
+    hidden_len: usize,
+    run_seconds: f64,
+}
+
+impl CudaDecoder {
+    /// Builds a decoder over `weights` (already on the device) with a KV cache of `capacity` slots.
+    pub fn new(
+        ctx: Arc<Context>,
+        kernels: Arc<Kernels>,
+        shape: Shape,
+        weights: Weights,
+        capacity: usize,
+        hidden_out: bool,
+        use_graphs: bool,
+    ) -> Result<CudaDecoder> {
+        ctx.bind()?;
+        shape.validate()?;
+        if capacity == 0 || capacity > shape.max_positions {
+            return Err(Error::InvalidRequest(format!("context length {capacity} exceeds the model's {} positions", shape.max_positions)));
+        }
+        let (h, d) = (shape.hidden, shape.head_dim);
+        let kv_elems = shape.layers * shape.kv_heads * capacity * d;
+        let f32s = |n: usize| DeviceBuffer::zeroed(n * 4);
+        let scratch = Scratch {
+            x: f32s(CHUNK_ROWS * h)?,
+            xn: f32s(CHUNK_ROWS * h)?,
+            qkv: f32s(CHUNK_ROWS * shape.qkv_width())?,
+            attn: f32s(CHUNK_ROWS * shape.heads * d)?,
+            gu: f32s(CHUNK_ROWS * 2 * shape.ffn)?,
+            act: f32s(CHUNK_ROWS * shape.ffn)?,
+            xr: f32s(CHUNK_ROWS * h)?,
+            ids: f32s(CHUNK_ROWS)?,
+            pos: f32s(CHUNK_ROWS)?,
+            rows: f32s(CHUNK_ROWS)?,
+            bias: f32s(CHUNK_ROWS * capacity)?,
+            params: f32s(PARAM_LEN)?,
+            logits: f32s(CHUNK_ROWS * shape.vocab)?,
+            src: f32s(capacity)?,
+        };
+        // Rotary tables exactly as the exporter computes them (float64 angles, cast to float32).
+        let half = d / 2;
+        let mut cos = vec![0f32; shape.max_positions * half];
+        let mut sin = vec![0f32; shape.max_positions * half];
+        for i in 0..half {
+            let inv_freq = 1.0 / shape.rope_theta.powf((2 * i) as f64 / d as f64);
+            for p in 0..shape.max_positions {
+                let angle = p as f64 * inv_freq;
+                cos[p * half + i] = angle.cos() as f32;
+                sin[p * half + i] = angle.sin() as f32;
+            }
+        }
+        // Scores of one row (capacity floats) + q (head_dim) + reduction scratch (block threads).
+        let attention_shared = ((capacity + d + BLOCK_THREADS as usize) * 4) as u32;
+        if attention_shared > 48 * 1024 {
+            kernels.attention.set_max_dynamic_shared(attention_shared as usize).map_err(|e| {
+                Error::InvalidRequest(format!(
+                    "context length {capacity} needs {attention_shared} bytes of shared memory per attention block, more than this \
+                     GPU allows ({e})"
+                ))
+            })?;
+        }
+        Ok(CudaDecoder {
+            graphs: HashMap::new(),
+            k_cache: f32s(kv_elems)?,
+            v_cache: f32s(kv_elems)?,
+            rope_cos: DeviceBuffer::from_host(&cos)?,
+            rope_sin: DeviceBuffer::from_host(&sin)?,
+            h_ids: PinnedBuffer::new(capacity)?,
+            h_pos: PinnedBuffer::new(capacity)?,
+            h_rows: PinnedBuffer::new(capacity)?,
+            h_params: PinnedBuffer::new(PARAM_LEN * capacity.div_ceil(CHUNK_ROWS))?,
+            h_bias: PinnedBuffer::new(CHUNK_ROWS * capacity)?,
+            h_logits: PinnedBuffer::new(shape.vocab)?,
+            h_hidden: PinnedBuffer::new(if hidden_out { CHUNK_ROWS * h } else { 1 })?,
+            h_src: PinnedBuffer::new(capacity)?,
+            stream: Stream::new()?,
+            weights,
+            scratch,
+            ctx,
+            kernels,
+            shape,
+            capacity,
+            attention_shared,
+            hidden_out,
+            use_graphs,
+            graph_error: None,
+            stats: GraphStats::default(),
+            inputs: StepInputs::default(),
+            logits_len: 0,
+            hidden_len: 0,
+            run_seconds: 0.0,
+        })
+    }
+
+    /// How passes ran so far.
+    pub fn graph_stats(&self) -> GraphStats {
+        self.stats
+    }
+
+    /// Why graphs were switched off, if capture failed once.
+    pub fn graph_error(&self) -> Option<&str> {
+        self.graph_error.as_deref()
+    }
+
+    /// Turns graph replay on or off (benchmarks compare both on the same decoder).
+    pub fn set_graphs(&mut self, on: bool) {
+        self.use_graphs = on;
+    }
+
+    /// The model shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Grows a pinned buffer to at least `len` elements (reallocation only between passes, so no queued copy
+    /// refers to the old one).
+    fn ensure<T: Copy + Default>(buf: &mut PinnedBuffer<T>, len: usize) -> Result<()> {
+        if buf.len() < len {
+            *buf = PinnedBuffer::new(len.next_power_of_two())?;
+        }
+        Ok(())
+    }
+
+    /// Queues the kernels of one chunk of `rows` rows, `logits_rows` of which get logits.
+    fn queue_chunk(&self, rows: usize, logits_rows: usize) -> Result<()> {
+        let s = &self.stream;
+        let k = &self.kernels;
+        let sh = &self.shape;
+        let sc = &self.scratch;
+        let (h, d, cap) = (sh.hidden, sh.head_dim, self.capacity);
+        let rows_u = rows as u32;
+        let block = |grid: (u32, u32)| Launch { grid, block: BLOCK_THREADS, shared: 0 };
+        let matmul = |x: u64, w: u64, bias: u64, y: u64, m: usize, n: usize, kk: usize, accumulate: bool| {
+            let geometry = Launch {
+                grid: ((n as u32).div_ceil(MATMUL_THREADS / 32), (m as u32).div_ceil(MATMUL_ROWS as u32)),
+                block: MATMUL_THREADS,
+                shared: 0,
+            };
+            launch(
+                s,
+                k.matmul,
+                geometry,
+                &[
+                    Arg::Ptr(x),
+                    Arg::Ptr(w),
+                    Arg::Ptr(bias),
+                    Arg::Ptr(y),
+                    Arg::I32(m as i32),
+                    Arg::I32(n as i32),
+                    Arg::I32(kk as i32),
+                    Arg::I32(accumulate as i32),
+                ],
+            )
+        };
+        launch(s, k.embed, block((rows_u, 1)), &[Arg::Ptr(sc.ids.ptr), Arg::Ptr(self.weights.embed.ptr), Arg::Ptr(sc.x.ptr), Arg::I32(h as i32)])?;
+        let layer_kv = sh.kv_heads * cap * d * 4;
+        for (l, w) in self.weights.layers.iter().enumerate() {
+            let (kc, vc) = (self.k_cache.at(l * layer_kv), self.v_cache.at(l * layer_kv));
+            launch(
+                s,
+                k.rmsnorm,
+                block((rows_u, 1)),
+                &[Arg::Ptr(sc.x.ptr), Arg::Ptr(0), Arg::Ptr(w.attn_norm.ptr), Arg::Ptr(sc.xn.ptr), Arg::I32(h as i32), Arg::F32(sh.eps)],
+            )?;
+            let qkv_bias = w.qkv_bias.as_ref().map_or(0, |b| b.ptr);
+            matmul(sc.xn.ptr, w.qkv.ptr, qkv_bias, sc.qkv.ptr, rows, sh.qkv_width(), h, false)?;
+            launch(
+                s,
+                k.rope_store_kv,
+                block((rows_u, 1)),
+                &[
+                    Arg::Ptr(sc.qkv.ptr),
+                    Arg::Ptr(sc.pos.ptr),
+                    Arg::Ptr(self.rope_cos.ptr),
+                    Arg::Ptr(self.rope_sin.ptr),
+                    Arg::Ptr(kc),
+                    Arg::Ptr(vc),
+                    Arg::Ptr(sc.params.ptr),
+                    Arg::I32(sh.heads as i32),
+                    Arg::I32(sh.kv_heads as i32),
+                    Arg::I32(d as i32),
+                    Arg::I32(cap as i32),
+                ],
+            )?;
+            launch(
+                s,
+                k.attention,
+                Launch { grid: (sh.heads as u32, rows_u), block: BLOCK_THREADS, shared: self.attention_shared },
+                &[
+                    Arg::Ptr(sc.qkv.ptr),
+                    Arg::Ptr(kc),
+                    Arg::Ptr(vc),
+                    Arg::Ptr(sc.bias.ptr),
+                    Arg::Ptr(sc.params.ptr),
+                    Arg::Ptr(sc.attn.ptr),
+                    Arg::I32(sh.heads as i32),
+                    Arg::I32(sh.kv_heads as i32),
+                    Arg::I32(d as i32),
+                    Arg::I32(cap as i32),
+                    Arg::F32(1.0 / (d as f32).sqrt()),
+                ],
+            )?;
+            matmul(sc.attn.ptr, w.o.ptr, 0, sc.x.ptr, rows, h, sh.heads * d, true)?;
+            launch(
+                s,
+                k.rmsnorm,
+                block((rows_u, 1)),
+                &[Arg::Ptr(sc.x.ptr), Arg::Ptr(0), Arg::Ptr(w.ffn_norm.ptr), Arg::Ptr(sc.xn.ptr), Arg::I32(h as i32), Arg::F32(sh.eps)],
+            )?;
+            matmul(sc.xn.ptr, w.gate_up.ptr, 0, sc.gu.ptr, rows, 2 * sh.ffn, h, false)?;
+            let elems = (rows * sh.ffn) as u32;
+            launch(
+                s,
+                k.swiglu,
+                block((elems.div_ceil(BLOCK_THREADS).min(4096), 1)),
+                &[Arg::Ptr(sc.gu.ptr), Arg::Ptr(sc.act.ptr), Arg::I32(rows as i32), Arg::I32(sh.ffn as i32)],
+            )?;
+            matmul(sc.act.ptr, w.down.ptr, 0, sc.x.ptr, rows, h, sh.ffn, true)?;
+        }
+        if logits_rows > 0 {
+            launch(
+                s,
+                k.rmsnorm,
+                block((logits_rows as u32, 1)),
+                &[
+                    Arg::Ptr(sc.x.ptr),
+                    Arg::Ptr(sc.rows.ptr),
+                    Arg::Ptr(self.weights.final_norm.ptr),
+                    Arg::Ptr(sc.xr.ptr),
+                    Arg::I32(h as i32),
+                    Arg::F32(sh.eps),
+                ],
+            )?;
+            matmul(sc.xr.ptr, self.weights.head().ptr, 0, sc.logits.ptr, logits_rows, sh.vocab, h, false)?;
+        }
+        Ok(())
+    }
+
+    /// Runs one chunk's kernels: replaying (or first capturing) its graph when the shape has one, else directly.
+    fn run_chunk(&mut self, chunk: &Chunk) -> Result<()> {
+        let key = chunk.graph_key().filter(|_| self.use_graphs && self.graph_error.is_none());
+        let Some(key) = key else {
+            self.stats.direct += 1;
+            return self.queue_chunk(chunk.len, chunk.logits_rows.len());
+        };
+        if !self.graphs.contains_key(&key) {
+            match Graph::capture(&self.stream, || self.queue_chunk(key.rows, key.logits_rows)) {
+                Ok(graph) => {
+                    self.stats.captured += 1;
+                    self.graphs.insert(key, graph);
+                }
+                Err(e) => {
+                    // Clean fallback: remember why, run this and every later chunk directly.
+                    self.graph_error = Some(e.to_string());
+                    self.stats.direct += 1;
+                    return self.queue_chunk(chunk.len, chunk.logits_rows.len());
+                }
+            }
+        }
+        self.stats.replayed += 1;
+        self.graphs[&key].launch(&self.stream)
+    }
+
+    fn pass(&mut self, past_len: usize) -> Result<()> {
+        let sh = self.shape.clone();
+        let inp = std::mem::take(&mut self.inputs);
+        let outcome = (|| {
+            validate_pass(
+                &inp.input_ids,
+                &inp.position_ids,
+                inp.attention_bias.len(),
+                &inp.logits_rows,
+                past_len,
+                self.capacity,
+                sh.vocab,
+                sh.max_positions,
+            )
+            .map_err(|m| Error::InvalidValue { key: "pass".into(), message: m })?;
+            let s = inp.input_ids.len();
+            let stride = past_len + s;
+            let bias_on = bias_is_needed(&inp.attention_bias, past_len, s);
+            let chunks = plan_chunks(s, &inp.logits_rows, CHUNK_ROWS);
+            let n_rows = inp.logits_rows.len();
+            Self::ensure(&mut self.h_logits, n_rows * sh.vocab)?;
+            if self.hidden_out {
+                Self::ensure(&mut self.h_hidden, s * sh.hidden)?;
+            }
+            Self::ensure(&mut self.h_params, PARAM_LEN * chunks.len())?;
+            for (i, (&t, &p)) in inp.input_ids.iter().zip(&inp.position_ids).enumerate() {
+                self.h_ids.as_mut_slice()[i] = t as i32;
+                self.h_pos.as_mut_slice()[i] = p as i32;
+            }
+            if bias_on {
+                Self::ensure(&mut self.h_bias, s * stride)?;
+                self.h_bias.as_mut_slice()[..s * stride].copy_from_slice(&inp.attention_bias);
+            }
+            for (ci, chunk) in chunks.iter().enumerate() {
+                let params = &mut self.h_params.as_mut_slice()[ci * PARAM_LEN..(ci + 1) * PARAM_LEN];
+                params[PARAM_PAST] = (past_len + chunk.start) as i32;
+                params[PARAM_BIAS_STRIDE] = stride as i32;
+                params[PARAM_BIAS_ON] = bias_on as i32;
+                self.h_rows.as_mut_slice()[chunk.out_row..chunk.out_row + chunk.logits_rows.len()].copy_from_slice(&chunk.logits_rows);
+            }
+            for (ci, chunk) in chunks.iter().enumerate() {
+                let st = &self.stream;
+                let sc = &self.scratch;
+                // SAFETY: every source is a range of a pinned staging buffer this decoder owns, sized above and not
+                // written again before the synchronize at the end of the pass (one params slot per chunk); every
+                // destination is a device buffer sized for CHUNK_ROWS rows (bias: CHUNK_ROWS * capacity).
+                unsafe {
+                    copy_htod(st, sc.params.ptr, self.h_params.ptr_at(ci * PARAM_LEN), PARAM_LEN * 4)?;
+                    copy_htod(st, sc.ids.ptr, self.h_ids.ptr_at(chunk.start), chunk.len * 4)?;
+                    copy_htod(st, sc.pos.ptr, self.h_pos.ptr_at(chunk.start), chunk.len * 4)?;
+                    copy_htod(st, sc.rows.ptr, self.h_rows.ptr_at(chunk.out_row), chunk.logits_rows.len() * 4)?;
+                    if bias_on {
+                        copy_htod(st, sc.bias.ptr, self.h_bias.ptr_at(chunk.start * stride), chunk.len * stride * 4)?;
+                    }
+                }
+                self.run_chunk(chunk)?;
+                let st = &self.stream;
+                let sc = &self.scratch;
+                // SAFETY: the pinned outputs were grown above to hold every row of the pass; the host reads them only
+                // after the synchronize.
+                unsafe {
+                    copy_dtoh(st, self.h_logits.ptr_at(chunk.out_row * sh.vocab), sc.logits.ptr, chunk.logits_rows.len() * sh.vocab * 4)?;
+                    if self.hidden_out {
+                        copy_dtoh(st, self.h_hidden.ptr_at(chunk.start * sh.hidden), sc.x.ptr, chunk.len * sh.hidden * 4)?;
+                    }
+                }
+            }
+            self.stream.synchronize()?;
+            self.logits_len = n_rows * sh.vocab;
+            self.hidden_len = if self.hidden_out { s * sh.hidden } else { 0 };
+            Ok(())
+        })();
+        self.inputs = inp;
+        outcome
+    }
+
+    /// Copies the K and V of slots `0..len` to the host: `[layer][k|v][kv_head][slot][head_dim]` (debugging).
+    fn read_kv_slots(&self, len: usize) -> Result<Vec<f32>> {
+        self.ctx.bind()?;
+        let sh = &self.shape;
+        let d = sh.head_dim;
+        let mut out = Vec::with_capacity(sh.layers * 2 * sh.kv_heads * len * d);
+        let mut row = PinnedBuffer::<f32>::new(len * d)?;
+        for l in 0..sh.layers {
+            for cache in [&self.k_cache, &self.v_cache] {
+                for h in 0..sh.kv_heads {
+                    let offset = ((l * sh.kv_heads + h) * self.capacity) * d * 4;
+                    // SAFETY: `row` holds len * head_dim floats; read after the synchronize.
+                    unsafe { copy_dtoh(&self.stream, row.ptr_at(0), cache.at(offset), len * d * 4)? };
+                    self.stream.synchronize()?;
+                    out.extend_from_slice(&row.as_mut_slice()[..len * d]);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl DecoderGraph for CudaDecoder {
+    fn inputs_mut(&mut self) -> &mut StepInputs {
+        &mut self.inputs
+    }
+
+    fn run(&mut self, past_len: usize) -> Result<()> {
+        let started = Instant::now();
+        self.ctx.bind()?;
+        let outcome = self.pass(past_len);
+        self.run_seconds += started.elapsed().as_secs_f64();
+        outcome
+    }
+
+    fn logits(&self) -> &[f32] {
+        &self.h_logits.as_slice()[..self.logits_len]
+    }
+
+    fn hidden_states(&self) -> Option<&[f32]> {
+        self.hidden_out.then(|| &self.h_hidden.as_slice()[..self.hidden_len])
+    }
+
+    fn backend_seconds(&self) -> f64 {
+        self.run_seconds
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn compact_kv(&mut self, src: &[usize], dst_start: usize) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        if src.iter().enumerate().any(|(i, &s)| s < dst_start + i || s >= self.capacity) {
+            return Err(Error::Internal(format!("compact_kv: sources {src:?} must satisfy dst {dst_start} + i <= src[i] < capacity")));
+        }
+        self.ctx.bind()?;
+        for (i, &s) in src.iter().enumerate() {
+            self.h_src.as_mut_slice()[i] = s as i32;
+        }
+        // SAFETY: h_src holds `capacity` >= src.len() ints (checked above); the stream is synchronized below.
+        unsafe { copy_htod(&self.stream, self.scratch.src.ptr, self.h_src.ptr_at(0), src.len() * 4)? };
+        let sh = &self.shape;
+        launch(
+            &self.stream,
+            self.kernels.compact_kv,
+            Launch { grid: ((sh.layers * sh.kv_heads) as u32, 2), block: (sh.head_dim as u32).next_power_of_two().max(32), shared: 0 },
+            &[
+                Arg::Ptr(self.k_cache.ptr),
+                Arg::Ptr(self.v_cache.ptr),
+                Arg::Ptr(self.scratch.src.ptr),
+                Arg::I32(src.len() as i32),
+                Arg::I32(dst_start as i32),
+                Arg::I32(sh.head_dim as i32),
+                Arg::I32(self.capacity as i32),
+            ],
+        )?;
+        self.stream.synchronize()
+    }
+
+    fn device(&self) -> String {
+        let graphs = match (&self.graph_error, self.use_graphs) {
+            (Some(_), _) => "graphs failed, direct launches",
+            (None, true) => "cuda graphs",
+            (None, false) => "direct launches",
+        };
+        format!("cuda:{} {} ({graphs})", self.ctx.ordinal, self.ctx.name)
+    }
+
+    fn inspector(&self) -> Option<&dyn KvInspector> {
+        Some(self)
+    }
+}
+
+impl KvInspector for CudaDecoder {
+    fn read_kv(&self, len: usize) -> Vec<f32> {
+        self.read_kv_slots(len).unwrap_or_default()
+    }
+}

@@ -1,0 +1,287 @@
+// The CUDA backend's kernels, compiled at run time by NVRTC (engine/backend/cuda/kernels.rs) and at test time to
+// PTX without a GPU (tests/cuda_kernels.rs). Plain CUDA C, no headers beyond cuda_fp16.h, so NVRTC needs no
+// toolkit include paths.
+//
+// Numerics (docs/GPU.md): weights are float16 widened to float32; activations, the KV cache, norms and every
+// accumulation are float32. Every kernel computes each token row with the same instruction sequence whatever the
+// number of rows in the pass: a verify pass over k tokens gives each row bitwise what k one-token steps give
+// (batch invariance by construction, measured again at load by engine/model/invariance.rs).
+//
+// Dynamic scalars (past length, bias row stride, whether a bias is present) come from a small device buffer
+// `params`, never from launch arguments, so one captured CUDA graph replays for every past length.
+//
+// No #include: NVRTC from the registry ships without the toolkit headers, so float16 is handled as its bit
+// pattern (unsigned short) and converted with the PTX cvt instructions that cuda_fp16.h itself uses.
+
+typedef unsigned short half_bits;
+
+__device__ __forceinline__ float h2f(half_bits h) {
+    float f;
+    asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"(h));
+    return f;
+}
+
+__device__ __forceinline__ half_bits f2h(float f) {
+    half_bits h;
+    asm("{ cvt.rn.f16.f32 %0, %1; }" : "=h"(h) : "f"(f));
+    return h;
+}
+
+// params[] layout (kept in step with PARAM_* in kernels.rs).
+#define P_PAST 0        // tokens already in the KV cache before this chunk's first row
+#define P_BIAS_STRIDE 1 // row stride of the additive bias (past + S of the whole pass)
+#define P_BIAS_ON 2     // 1 when a bias was uploaded, 0 for plain causal order
+
+// Rows of a matmul launch tile. A pass with more rows launches more tiles (grid.y); the per-row arithmetic is
+// identical in every tile.
+#define MT 8
+
+// ---------------------------------------------------------------------------------------------------------------
+// y[m, n] (+)= sum_k x[m, k] * W[n, k] (+ bias[n]) for m < M.
+// W: float16 [N, K] row-major (out_features, in_features); x, y: float32 row-major. K % 8 == 0 (checked at load).
+// One warp per output feature n; lanes walk K in 8-element (16-byte) chunks, so a warp streams its weight row with
+// coalesced 128-bit loads and reuses each loaded chunk for all rows of the tile. The reduction order depends on K
+// and the lane layout only, never on M.
+extern "C" __global__ void matmul_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                       const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
+                                       int accumulate) {
+    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = threadIdx.x & 31;
+    if (warp >= N) return;
+    const int m0 = blockIdx.y * MT;
+    const int mt = min(MT, M - m0);
+    const half_bits* wr = w + (size_t)warp * K;
+    float acc[MT];
+#pragma unroll
+    for (int i = 0; i < MT; i++) acc[i] = 0.f;
+    for (int k = lane * 8; k < K; k += 256) {
+        const uint4 raw = *reinterpret_cast<const uint4*>(wr + k);
+        const unsigned int words[4] = {raw.x, raw.y, raw.z, raw.w};
+        float wf[8];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            wf[2 * j] = h2f((half_bits)(words[j] & 0xffffu));
+            wf[2 * j + 1] = h2f((half_bits)(words[j] >> 16));
+        }
+#pragma unroll
+        for (int i = 0; i < MT; i++) {
+            if (i < mt) {
+                const float4* xp = reinterpret_cast<const float4*>(x + (size_t)(m0 + i) * K + k);
+                const float4 a = xp[0];
+                const float4 b = xp[1];
+                float s = acc[i];
+                s = fmaf(wf[0], a.x, s);
+                s = fmaf(wf[1], a.y, s);
+                s = fmaf(wf[2], a.z, s);
+                s = fmaf(wf[3], a.w, s);
+                s = fmaf(wf[4], b.x, s);
+                s = fmaf(wf[5], b.y, s);
+                s = fmaf(wf[6], b.z, s);
+                s = fmaf(wf[7], b.w, s);
+                acc[i] = s;
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < MT; i++) {
+        float s = acc[i];
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+        if (lane == 0 && i < mt) {
+            if (bias != nullptr) s += bias[warp];
+            float* dst = y + (size_t)(m0 + i) * N + warp;
+            *dst = accumulate ? (*dst + s) : s;
+        }
+    }
+}
+
+// Fixed-order block reduction (blockDim.x a power of two, <= 1024) over `scratch` (blockDim.x floats).
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    for (int half = blockDim.x >> 1; half > 0; half >>= 1) {
+        if (threadIdx.x < half) scratch[threadIdx.x] += scratch[threadIdx.x + half];
+        __syncthreads();
+    }
+    const float r = scratch[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ __forceinline__ float block_max(float v, float* scratch) {
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    for (int half = blockDim.x >> 1; half > 0; half >>= 1) {
+        if (threadIdx.x < half) scratch[threadIdx.x] = fmaxf(scratch[threadIdx.x], scratch[threadIdx.x + half]);
+        __syncthreads();
+    }
+    const float r = scratch[0];
+    __syncthreads();
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// y[r] = x[rows[r]] / sqrt(mean(x^2) + eps) * w. One block per output row; rows == nullptr means r itself.
+extern "C" __global__ void rmsnorm(const float* __restrict__ x, const int* __restrict__ rows,
+                                   const float* __restrict__ w, float* __restrict__ y, int H, float eps) {
+    __shared__ float scratch[1024];
+    const int r = blockIdx.x;
+    const int src = rows != nullptr ? rows[r] : r;
+    const float* xr = x + (size_t)src * H;
+    float ss = 0.f;
+    for (int i = threadIdx.x; i < H; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+    const float total = block_sum(ss, scratch);
+    const float inv = 1.0f / sqrtf(total / (float)H + eps);
+    for (int i = threadIdx.x; i < H; i += blockDim.x) y[(size_t)r * H + i] = (xr[i] * inv) * w[i];
+}
+
+// x[s, :] = float(embed[ids[s], :]). Grid (S), threads over H.
+extern "C" __global__ void embed_rows(const int* __restrict__ ids, const half_bits* __restrict__ embed,
+                                      float* __restrict__ x, int H) {
+    const int s = blockIdx.x;
+    const half_bits* er = embed + (size_t)ids[s] * H;
+    for (int i = threadIdx.x; i < H; i += blockDim.x) x[(size_t)s * H + i] = h2f(er[i]);
+}
+
+// Rotary embedding (rotate_half convention) on the q and k parts of qkv [S, (NH + 2 KVH) * D], then the rotated
+// k and the v of row s are written to KV slot past + s of this layer's caches [KVH, cap, D].
+// cos_t/sin_t: [max_pos, D/2] float32 tables made on the host exactly as the exporter makes them.
+extern "C" __global__ void rope_store_kv(float* __restrict__ qkv, const int* __restrict__ pos,
+                                         const float* __restrict__ cos_t, const float* __restrict__ sin_t,
+                                         float* __restrict__ kc, float* __restrict__ vc,
+                                         const int* __restrict__ params, int NH, int KVH, int D, int cap) {
+    const int s = blockIdx.x;
+    const int half = D / 2;
+    const int width = (NH + 2 * KVH) * D;
+    const int slot = params[P_PAST] + s;
+    float* row = qkv + (size_t)s * width;
+    const float* c = cos_t + (size_t)pos[s] * half;
+    const float* sn = sin_t + (size_t)pos[s] * half;
+    // q and k heads: (NH + KVH) * half rotation pairs.
+    for (int t = threadIdx.x; t < (NH + KVH) * half; t += blockDim.x) {
+        const int head = t / half;
+        const int i = t % half;
+        float* hp = row + head * D;
+        const float x1 = hp[i];
+        const float x2 = hp[i + half];
+        const float r1 = x1 * c[i] - x2 * sn[i];
+        const float r2 = x2 * c[i] + x1 * sn[i];
+        hp[i] = r1;
+        hp[i + half] = r2;
+        if (head >= NH) {
+            float* kr = kc + ((size_t)(head - NH) * cap + slot) * D;
+            kr[i] = r1;
+            kr[i + half] = r2;
+        }
+    }
+    // v heads: plain copy.
+    for (int t = threadIdx.x; t < KVH * D; t += blockDim.x) {
+        const int head = t / D;
+        const int d = t % D;
+        vc[((size_t)head * cap + slot) * D + d] = row[(NH + KVH) * D + t];
+    }
+}
+
+// Attention of row s, query head h, over KV slots 0 .. past + s (causal order) plus the optional additive bias
+// (token trees, SPACE groups hide more). Grid (NH, S); blockDim.x a power of two >= D.
+// Dynamic shared memory: (cap + D + blockDim.x) floats (scores, q, reduction scratch).
+extern "C" __global__ void attention(const float* __restrict__ qkv, const float* __restrict__ kc,
+                                     const float* __restrict__ vc, const float* __restrict__ bias,
+                                     const int* __restrict__ params, float* __restrict__ out, int NH, int KVH,
+                                     int D, int cap, float scale) {
+    extern __shared__ float smem[];
+    const int h = blockIdx.x;
+    const int s = blockIdx.y;
+    const int past = params[P_PAST];
+    const int T = past + s + 1;
+    float* scores = smem;
+    float* q = smem + cap;
+    float* scratch = q + D;
+    const int width = (NH + 2 * KVH) * D;
+    const int kvh = h / (NH / KVH);
+    for (int d = threadIdx.x; d < D; d += blockDim.x) q[d] = qkv[(size_t)s * width + h * D + d];
+    __syncthreads();
+    const float* kbase = kc + (size_t)kvh * cap * D;
+    const float* vbase = vc + (size_t)kvh * cap * D;
+    const int bias_on = params[P_BIAS_ON];
+    const float* brow = bias + (size_t)s * params[P_BIAS_STRIDE];
+    float local_max = __int_as_float(0xff800000); // -inf
+    for (int j = threadIdx.x; j < T; j += blockDim.x) {
+        const float* kr = kbase + (size_t)j * D;
+        float dot = 0.f;
+        for (int d = 0; d < D; d++) dot = fmaf(q[d], kr[d], dot);
+        float sc = dot * scale;
+        if (bias_on) sc += brow[j];
+        scores[j] = sc;
+        local_max = fmaxf(local_max, sc);
+    }
+    const float m = block_max(local_max, scratch);
+    float local_sum = 0.f;
+    for (int j = threadIdx.x; j < T; j += blockDim.x) {
+        const float p = expf(scores[j] - m);
+        scores[j] = p;
+        local_sum += p;
+    }
+    const float l = block_sum(local_sum, scratch);
+    const float inv = 1.0f / l;
+    // Weighted sum of V: threads split into `parts` groups over keys, D threads per group over dimensions.
+    const int parts = blockDim.x / D;
+    const int part = threadIdx.x / D;
+    const int d = threadIdx.x % D;
+    float acc = 0.f;
+    if (part < parts) {
+        for (int j = part; j < T; j += parts) acc = fmaf(scores[j], vbase[(size_t)j * D + d], acc);
+    }
+    scratch[threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.x < D) {
+        float sum = 0.f;
+        for (int p = 0; p < parts; p++) sum += scratch[p * D + threadIdx.x];
+        out[(size_t)s * NH * D + h * D + threadIdx.x] = sum * inv;
+    }
+}
+
+// act[m, f] = silu(gu[m, f]) * gu[m, F + f] for the [M, 2F] gate/up output.
+extern "C" __global__ void swiglu(const float* __restrict__ gu, float* __restrict__ act, int M, int F) {
+    const size_t n = (size_t)M * F;
+    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n; t += (size_t)gridDim.x * blockDim.x) {
+        const size_t m = t / F;
+        const size_t f = t % F;
+        const float g = gu[m * 2 * F + f];
+        const float u = gu[m * 2 * F + F + f];
+        act[t] = (g / (1.0f + expf(-g))) * u;
+    }
+}
+
+// Accepted-path compaction: for every layer and KV head, slot dst0 + i takes slot src[i] (i ascending; src[i] >=
+// dst0 + i, so rows only move down). One block per (layer * KVH + head, k|v); rows in order, synchronised, so a
+// row is read before a later copy overwrites it.
+extern "C" __global__ void compact_kv(float* __restrict__ kc, float* __restrict__ vc, const int* __restrict__ src,
+                                      int n, int dst0, int D, int cap) {
+    float* base = (blockIdx.y == 0 ? kc : vc) + (size_t)blockIdx.x * cap * D;
+    for (int i = 0; i < n; i++) {
+        const int from = src[i];
+        float v = 0.f;
+        if (threadIdx.x < D) v = base[(size_t)from * D + threadIdx.x];
+        __syncthreads();
+        if (threadIdx.x < D) base[(size_t)(dst0 + i) * D + threadIdx.x] = v;
+        __syncthreads();
+    }
+}
+
+// Deterministic pseudo-random fill for synthetic benchmark weights: w[i] = scale * u(i, seed), u in [-1, 1).
+extern "C" __global__ void fill_random_f16(half_bits* __restrict__ w, size_t n, unsigned int seed, float scale) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned int h = (unsigned int)(i * 2654435761u) ^ (seed * 2246822519u) ^ (unsigned int)(i >> 32);
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        h *= 3266489917u;
+        h ^= h >> 16;
+        w[i] = f2h(scale * ((float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f));
+    }
+}
+
+extern "C" __global__ void fill_f32(float* __restrict__ w, size_t n, float value) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) w[i] = value;
+}
