@@ -23,7 +23,7 @@ fn every_kernel_compiles_to_ptx_for_each_target() {
 #[test]
 fn a_broken_kernel_is_reported_with_its_line() {
     // Negative control: the same source with one statement broken must fail, naming the line.
-    let broken = SOURCE.replacen("acc[i] = s;", "acc[i] = s", 1);
+    let broken = SOURCE.replacen("const float r = scratch[0];", "const float r = scratch[0]", 1);
     assert_ne!(broken, SOURCE, "the control edit must change the source");
     let err = compile_source(&broken, (9, 0)).expect_err("a syntax error must not compile").to_string();
     assert!(err.contains("specrt_kernels.cu(") && err.contains("error"), "{err}");

@@ -178,6 +178,8 @@ struct ShapeResult {
     achieved_gb_s: f64,
     fraction_of_copy_bandwidth: f64,
     verify_cost: Vec<(usize, f64)>,
+    /// Milliseconds per kernel kind in one decode step (graphs off, an event after every kernel).
+    kernel_ms: Vec<(&'static str, f64)>,
     graphs: String,
 }
 
@@ -211,6 +213,7 @@ fn bench_shape(backend: &CudaBackend, name: &str, args: &GpuBenchArgs, peak: f64
         }
         verify_cost.push((k, m / base));
     }
+    let kernel_ms = dec.profile_step(1, args.context)?;
     let stats = dec.graph_stats();
     Ok(ShapeResult {
         shape: name.into(),
@@ -223,6 +226,7 @@ fn bench_shape(backend: &CudaBackend, name: &str, args: &GpuBenchArgs, peak: f64
         achieved_gb_s: achieved / 1e9,
         fraction_of_copy_bandwidth: achieved / peak,
         verify_cost,
+        kernel_ms,
         graphs: format!(
             "{} captured, {} replayed, {} direct{}",
             stats.captured,
@@ -282,6 +286,7 @@ fn check_model(backend: &CudaBackend, args: &GpuBenchArgs, model: &std::path::Pa
     let graphs = time_decode(&mut dec, args.context, args.steps, vocab)?;
     report["step_ms_direct"] = json!(direct * 1e3);
     report["step_ms_graphs"] = json!(graphs * 1e3);
+    report["kernel_ms"] = json!(dec.profile_step(1, args.context)?);
     if let Some(path) = &args.reference {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let reference: Reference =
@@ -360,6 +365,11 @@ pub fn run(args: &GpuBenchArgs) -> Result<()> {
             100.0 * r.fraction_of_copy_bandwidth,
             k8
         );
+    }
+    for r in &shapes {
+        let total: f64 = r.kernel_ms.iter().map(|(_, ms)| ms).sum();
+        let parts: Vec<String> = r.kernel_ms.iter().map(|(n, ms)| format!("{n} {:.0}%", 100.0 * ms / total)).collect();
+        println!("{}: kernels {:.3} ms of a {:.3} ms step: {}", r.shape, total, r.step_ms_direct, parts.join(", "));
     }
     for r in &readback {
         println!("readback {} bytes: pinned {:.1} us, pageable {:.1} us", r["bytes"], r["pinned_us"], r["pageable_us"]);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::driver::{copy_dtoh, copy_htod, launch, Arg, Context, DeviceBuffer, Graph, Launch, PinnedBuffer, Stream};
+use super::driver::{copy_dtoh, copy_htod, launch, Arg, Context, DeviceBuffer, Event, Function, Graph, Launch, PinnedBuffer, Stream};
 use super::kernels::{Kernels, MATMUL_ROWS, MATMUL_THREADS, PARAM_BIAS_ON, PARAM_BIAS_STRIDE, PARAM_LEN, PARAM_PAST};
 use super::plan::{bias_is_needed, plan_chunks, validate_pass, Chunk, GraphKey, CHUNK_ROWS};
 use super::weights::{Shape, Weights};
@@ -75,7 +75,9 @@ pub struct CudaDecoder {
     ctx: Arc<Context>,
     shape: Shape,
     capacity: usize,
+    attention: Function,
     attention_shared: u32,
+    profile: Option<Vec<(&'static str, Event)>>,
     hidden_out: bool,
     use_graphs: bool,
     graph_error: Option<String>,
@@ -133,10 +135,17 @@ impl CudaDecoder {
                 sin[p * half + i] = angle.sin() as f32;
             }
         }
-        // Scores of one row (capacity floats) + q (head_dim) + reduction scratch (block threads).
-        let attention_shared = ((capacity + d + BLOCK_THREADS as usize) * 4) as u32;
+        // Scores of one row (capacity floats) + q (head_dim) + reduction scratch (block threads; the head-dim
+        // specialised kernels also keep one D-wide partial sum per warp there).
+        let attention = match d {
+            64 => kernels.attention_d64,
+            128 => kernels.attention_d128,
+            _ => kernels.attention,
+        };
+        let reduce = (BLOCK_THREADS as usize).max(BLOCK_THREADS as usize / 32 * d);
+        let attention_shared = ((capacity + d + reduce) * 4) as u32;
         if attention_shared > 48 * 1024 {
-            kernels.attention.set_max_dynamic_shared(attention_shared as usize).map_err(|e| {
+            attention.set_max_dynamic_shared(attention_shared as usize).map_err(|e| {
                 Error::InvalidRequest(format!(
                     "context length {capacity} needs {attention_shared} bytes of shared memory per attention block, more than this \
                      GPU allows ({e})"
@@ -164,7 +173,9 @@ impl CudaDecoder {
             kernels,
             shape,
             capacity,
+            attention,
             attention_shared,
+            profile: None,
             hidden_out,
             use_graphs,
             graph_error: None,
@@ -205,23 +216,85 @@ impl CudaDecoder {
         Ok(())
     }
 
-    /// Queues the kernels of one chunk of `rows` rows, `logits_rows` of which get logits.
-    fn queue_chunk(&self, rows: usize, logits_rows: usize) -> Result<()> {
-        let s = &self.stream;
+    /// Launches one kernel of a chunk; when profiling, records an event after it (never inside a capture: profiled
+    /// passes run directly).
+    fn go(&self, name: &'static str, f: Function, geometry: Launch, args: &[Arg], marks: &mut Vec<(&'static str, Event)>) -> Result<()> {
+        launch(&self.stream, f, geometry, args)?;
+        if self.profile.is_some() {
+            let e = Event::new()?;
+            e.record(&self.stream)?;
+            marks.push((name, e));
+        }
+        Ok(())
+    }
+
+    /// Runs one decode step at `past` with an event after every kernel and returns milliseconds per kernel name,
+    /// summed over the step (where a step's time goes; graphs off, since events cannot sit between graph nodes).
+    pub fn profile_step(&mut self, token: i64, past: usize) -> Result<Vec<(&'static str, f64)>> {
+        self.ctx.bind()?;
+        let use_graphs = self.use_graphs;
+        self.use_graphs = false;
+        self.profile = Some(Vec::new());
+        let inp = &mut self.inputs;
+        inp.input_ids.clear();
+        inp.input_ids.push(token);
+        inp.position_ids.clear();
+        inp.position_ids.push(past as i64);
+        inp.attention_bias.clear();
+        inp.logits_rows.clear();
+        inp.logits_rows.push(0);
+        let outcome = self.pass(past);
+        self.use_graphs = use_graphs;
+        let marks = self.profile.take().unwrap_or_default();
+        outcome?;
+        let mut totals: Vec<(&'static str, f64)> = Vec::new();
+        for pair in marks.windows(2) {
+            let ms = pair[0].1.elapsed_ms(&pair[1].1)? as f64;
+            match totals.iter_mut().find(|(n, _)| *n == pair[1].0) {
+                Some(t) => t.1 += ms,
+                None => totals.push((pair[1].0, ms)),
+            }
+        }
+        Ok(totals)
+    }
+
+    /// Queues the kernels of one chunk of `rows` rows, `logits_rows` of which get logits. Returns the profiling
+    /// marks (empty unless profiling).
+    fn queue_chunk(&self, rows: usize, logits_rows: usize) -> Result<Vec<(&'static str, Event)>> {
+        let mut marks = Vec::new();
+        if self.profile.is_some() {
+            let e = Event::new()?;
+            e.record(&self.stream)?;
+            marks.push(("start", e));
+        }
+        self.queue_kernels(rows, logits_rows, &mut marks)?;
+        Ok(marks)
+    }
+
+    fn queue_kernels(&self, rows: usize, logits_rows: usize, marks: &mut Vec<(&'static str, Event)>) -> Result<()> {
         let k = &self.kernels;
         let sh = &self.shape;
         let sc = &self.scratch;
         let (h, d, cap) = (sh.hidden, sh.head_dim, self.capacity);
         let rows_u = rows as u32;
         let block = |grid: (u32, u32)| Launch { grid, block: BLOCK_THREADS, shared: 0 };
-        let matmul = |x: u64, w: u64, bias: u64, y: u64, m: usize, n: usize, kk: usize, accumulate: bool| {
+        let matmul = |name: &'static str,
+                      x: u64,
+                      w: u64,
+                      bias: u64,
+                      y: u64,
+                      m: usize,
+                      n: usize,
+                      kk: usize,
+                      accumulate: bool,
+                      marks: &mut Vec<(&'static str, Event)>| {
             let geometry = Launch {
                 grid: ((n as u32).div_ceil(MATMUL_THREADS / 32), (m as u32).div_ceil(MATMUL_ROWS as u32)),
                 block: MATMUL_THREADS,
                 shared: 0,
             };
-            launch(
-                s,
+            self.go(
+                name,
                 k.matmul,
                 geometry,
                 &[
@@ -234,22 +307,24 @@ impl CudaDecoder {
                     Arg::I32(kk as i32),
                     Arg::I32(accumulate as i32),
                 ],
+                marks,
             )
         };
-        launch(s, k.embed, block((rows_u, 1)), &[Arg::Ptr(sc.ids.ptr), Arg::Ptr(self.weights.embed.ptr), Arg::Ptr(sc.x.ptr), Arg::I32(h as i32)])?;
+        self.go("embed", k.embed, block((rows_u, 1)), &[Arg::Ptr(sc.ids.ptr), Arg::Ptr(self.weights.embed.ptr), Arg::Ptr(sc.x.ptr), Arg::I32(h as i32)], marks)?;
         let layer_kv = sh.kv_heads * cap * d * 4;
         for (l, w) in self.weights.layers.iter().enumerate() {
             let (kc, vc) = (self.k_cache.at(l * layer_kv), self.v_cache.at(l * layer_kv));
-            launch(
-                s,
+            self.go(
+                "rmsnorm",
                 k.rmsnorm,
                 block((rows_u, 1)),
                 &[Arg::Ptr(sc.x.ptr), Arg::Ptr(0), Arg::Ptr(w.attn_norm.ptr), Arg::Ptr(sc.xn.ptr), Arg::I32(h as i32), Arg::F32(sh.eps)],
+                marks,
             )?;
             let qkv_bias = w.qkv_bias.as_ref().map_or(0, |b| b.ptr);
-            matmul(sc.xn.ptr, w.qkv.ptr, qkv_bias, sc.qkv.ptr, rows, sh.qkv_width(), h, false)?;
-            launch(
-                s,
+            matmul("qkv", sc.xn.ptr, w.qkv.ptr, qkv_bias, sc.qkv.ptr, rows, sh.qkv_width(), h, false, marks)?;
+            self.go(
+                "rope+kv",
                 k.rope_store_kv,
                 block((rows_u, 1)),
                 &[
@@ -265,10 +340,11 @@ impl CudaDecoder {
                     Arg::I32(d as i32),
                     Arg::I32(cap as i32),
                 ],
+                marks,
             )?;
-            launch(
-                s,
-                k.attention,
+            self.go(
+                "attention",
+                self.attention,
                 Launch { grid: (sh.heads as u32, rows_u), block: BLOCK_THREADS, shared: self.attention_shared },
                 &[
                     Arg::Ptr(sc.qkv.ptr),
@@ -283,27 +359,30 @@ impl CudaDecoder {
                     Arg::I32(cap as i32),
                     Arg::F32(1.0 / (d as f32).sqrt()),
                 ],
+                marks,
             )?;
-            matmul(sc.attn.ptr, w.o.ptr, 0, sc.x.ptr, rows, h, sh.heads * d, true)?;
-            launch(
-                s,
+            matmul("o", sc.attn.ptr, w.o.ptr, 0, sc.x.ptr, rows, h, sh.heads * d, true, marks)?;
+            self.go(
+                "rmsnorm",
                 k.rmsnorm,
                 block((rows_u, 1)),
                 &[Arg::Ptr(sc.x.ptr), Arg::Ptr(0), Arg::Ptr(w.ffn_norm.ptr), Arg::Ptr(sc.xn.ptr), Arg::I32(h as i32), Arg::F32(sh.eps)],
+                marks,
             )?;
-            matmul(sc.xn.ptr, w.gate_up.ptr, 0, sc.gu.ptr, rows, 2 * sh.ffn, h, false)?;
+            matmul("gate_up", sc.xn.ptr, w.gate_up.ptr, 0, sc.gu.ptr, rows, 2 * sh.ffn, h, false, marks)?;
             let elems = (rows * sh.ffn) as u32;
-            launch(
-                s,
+            self.go(
+                "swiglu",
                 k.swiglu,
                 block((elems.div_ceil(BLOCK_THREADS).min(4096), 1)),
                 &[Arg::Ptr(sc.gu.ptr), Arg::Ptr(sc.act.ptr), Arg::I32(rows as i32), Arg::I32(sh.ffn as i32)],
+                marks,
             )?;
-            matmul(sc.act.ptr, w.down.ptr, 0, sc.x.ptr, rows, h, sh.ffn, true)?;
+            matmul("down", sc.act.ptr, w.down.ptr, 0, sc.x.ptr, rows, h, sh.ffn, true, marks)?;
         }
         if logits_rows > 0 {
-            launch(
-                s,
+            self.go(
+                "rmsnorm",
                 k.rmsnorm,
                 block((logits_rows as u32, 1)),
                 &[
@@ -314,8 +393,9 @@ impl CudaDecoder {
                     Arg::I32(h as i32),
                     Arg::F32(sh.eps),
                 ],
+                marks,
             )?;
-            matmul(sc.xr.ptr, self.weights.head().ptr, 0, sc.logits.ptr, logits_rows, sh.vocab, h, false)?;
+            matmul("lm_head", sc.xr.ptr, self.weights.head().ptr, 0, sc.logits.ptr, logits_rows, sh.vocab, h, false, marks)?;
         }
         Ok(())
     }
@@ -323,12 +403,16 @@ impl CudaDecoder {
     /// Runs one chunk's kernels: replaying (or first capturing) its graph when the shape has one, else directly.
     fn run_chunk(&mut self, chunk: &Chunk) -> Result<()> {
         let key = chunk.graph_key().filter(|_| self.use_graphs && self.graph_error.is_none());
-        let Some(key) = key else {
+        let Some(key) = key.filter(|_| self.profile.is_none()) else {
             self.stats.direct += 1;
-            return self.queue_chunk(chunk.len, chunk.logits_rows.len());
+            let marks = self.queue_chunk(chunk.len, chunk.logits_rows.len())?;
+            if let Some(p) = self.profile.as_mut() {
+                p.extend(marks);
+            }
+            return Ok(());
         };
         if !self.graphs.contains_key(&key) {
-            match Graph::capture(&self.stream, || self.queue_chunk(key.rows, key.logits_rows)) {
+            match Graph::capture(&self.stream, || self.queue_chunk(key.rows, key.logits_rows).map(drop)) {
                 Ok(graph) => {
                     self.stats.captured += 1;
                     self.graphs.insert(key, graph);
@@ -337,7 +421,7 @@ impl CudaDecoder {
                     // Clean fallback: remember why, run this and every later chunk directly.
                     self.graph_error = Some(e.to_string());
                     self.stats.direct += 1;
-                    return self.queue_chunk(chunk.len, chunk.logits_rows.len());
+                    return self.queue_chunk(chunk.len, chunk.logits_rows.len()).map(drop);
                 }
             }
         }

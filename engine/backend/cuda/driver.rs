@@ -279,6 +279,9 @@ pub fn copy_dtod(stream: &Stream, dst: sys::CUdeviceptr, src: sys::CUdeviceptr, 
 #[derive(Debug)]
 pub struct Event(sys::CUevent);
 
+// SAFETY: event handles are context-wide; the context is made current before every use.
+unsafe impl Send for Event {}
+
 impl Event {
     /// A new event with timing enabled.
     pub fn new() -> Result<Event> {

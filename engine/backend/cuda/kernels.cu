@@ -40,45 +40,59 @@ __device__ __forceinline__ half_bits f2h(float f) {
 // y[m, n] (+)= sum_k x[m, k] * W[n, k] (+ bias[n]) for m < M.
 // W: float16 [N, K] row-major (out_features, in_features); x, y: float32 row-major. K % 8 == 0 (checked at load).
 // One warp per output feature n; lanes walk K in 8-element (16-byte) chunks, so a warp streams its weight row with
-// coalesced 128-bit loads and reuses each loaded chunk for all rows of the tile. The reduction order depends on K
-// and the lane layout only, never on M.
-extern "C" __global__ void matmul_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
-                                       const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
-                                       int accumulate) {
+// coalesced 128-bit loads and reuses each loaded chunk for all rows of the tile. Each lane first issues UNROLL
+// weight loads, then uses them: a decode step is one row, so the kernel is bound by how many loads are in flight,
+// not by arithmetic (measured on an H200: the one-load-at-a-time loop reached 29% of copy bandwidth on an 8B
+// shape). The reduction order depends on K and the lane layout only, never on M.
+#define UNROLL 4
+__device__ __forceinline__ void fma8(float& s, const float* wf, const float* xr) {
+    const float4 a = reinterpret_cast<const float4*>(xr)[0];
+    const float4 b = reinterpret_cast<const float4*>(xr)[1];
+    s = fmaf(wf[0], a.x, s);
+    s = fmaf(wf[1], a.y, s);
+    s = fmaf(wf[2], a.z, s);
+    s = fmaf(wf[3], a.w, s);
+    s = fmaf(wf[4], b.x, s);
+    s = fmaf(wf[5], b.y, s);
+    s = fmaf(wf[6], b.z, s);
+    s = fmaf(wf[7], b.w, s);
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                                              const float* __restrict__ bias, float* __restrict__ y,
+                                                              int M, int N, int K, int accumulate) {
     const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31;
     if (warp >= N) return;
     const int m0 = blockIdx.y * MT;
     const int mt = min(MT, M - m0);
     const half_bits* wr = w + (size_t)warp * K;
+    const float* xt = x + (size_t)m0 * K;
     float acc[MT];
 #pragma unroll
     for (int i = 0; i < MT; i++) acc[i] = 0.f;
-    for (int k = lane * 8; k < K; k += 256) {
-        const uint4 raw = *reinterpret_cast<const uint4*>(wr + k);
-        const unsigned int words[4] = {raw.x, raw.y, raw.z, raw.w};
-        float wf[8];
+    for (int k0 = lane * 8; k0 < K; k0 += 256 * UNROLL) {
+        uint4 raw[UNROLL];
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            wf[2 * j] = h2f((half_bits)(words[j] & 0xffffu));
-            wf[2 * j + 1] = h2f((half_bits)(words[j] >> 16));
+        for (int u = 0; u < UNROLL; u++) {
+            const int k = k0 + u * 256;
+            raw[u] = k < K ? __ldg(reinterpret_cast<const uint4*>(wr + k)) : make_uint4(0u, 0u, 0u, 0u);
         }
 #pragma unroll
-        for (int i = 0; i < MT; i++) {
-            if (i < mt) {
-                const float4* xp = reinterpret_cast<const float4*>(x + (size_t)(m0 + i) * K + k);
-                const float4 a = xp[0];
-                const float4 b = xp[1];
-                float s = acc[i];
-                s = fmaf(wf[0], a.x, s);
-                s = fmaf(wf[1], a.y, s);
-                s = fmaf(wf[2], a.z, s);
-                s = fmaf(wf[3], a.w, s);
-                s = fmaf(wf[4], b.x, s);
-                s = fmaf(wf[5], b.y, s);
-                s = fmaf(wf[6], b.z, s);
-                s = fmaf(wf[7], b.w, s);
-                acc[i] = s;
+        for (int u = 0; u < UNROLL; u++) {
+            const int k = k0 + u * 256;
+            if (k < K) {
+                const unsigned int words[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
+                float wf[8];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    wf[2 * j] = h2f((half_bits)(words[j] & 0xffffu));
+                    wf[2 * j + 1] = h2f((half_bits)(words[j] >> 16));
+                }
+#pragma unroll
+                for (int i = 0; i < MT; i++) {
+                    if (i < mt) fma8(acc[i], wf, xt + (size_t)i * K + k);
+                }
             }
         }
     }
@@ -239,6 +253,114 @@ extern "C" __global__ void attention(const float* __restrict__ qkv, const float*
         for (int p = 0; p < parts; p++) sum += scratch[p * D + threadIdx.x];
         out[(size_t)s * NH * D + h * D + threadIdx.x] = sum * inv;
     }
+}
+
+// The same attention for head_dim D known at compile time (64 and 128 cover Llama, Qwen2 and SmolLM2): each
+// thread issues a key row's D/4 float4 loads at once instead of one float at a time, and the weighted sum of V has
+// each warp walk its own keys with a lane per D/32 dimensions (coalesced rows, 4 rows in flight). The sums run in
+// a fixed order per (row, head), so results do not depend on how many rows the pass has.
+// Dynamic shared memory: (D + cap + max(256, 8 * D)) floats, blockDim.x == 256.
+template <int D>
+__device__ __forceinline__ void attention_fixed(const float* __restrict__ qkv, const float* __restrict__ kc,
+                                                const float* __restrict__ vc, const float* __restrict__ bias,
+                                                const int* __restrict__ params, float* __restrict__ out, int NH,
+                                                int KVH, int cap, float scale) {
+    extern __shared__ float smem[];
+    constexpr int V = D / 32;  // dimensions per lane in the V sum
+    const int h = blockIdx.x;
+    const int s = blockIdx.y;
+    const int past = params[P_PAST];
+    const int T = past + s + 1;
+    float* q = smem;  // first, so its float4 reads are aligned whatever the capacity
+    float* scores = smem + D;
+    float* scratch = scores + cap;  // max(blockDim.x, nwarps * D) floats
+    const int width = (NH + 2 * KVH) * D;
+    const int kvh = h / (NH / KVH);
+    for (int d = threadIdx.x; d < D; d += blockDim.x) q[d] = qkv[(size_t)s * width + h * D + d];
+    __syncthreads();
+    const float* kbase = kc + (size_t)kvh * cap * D;
+    const float* vbase = vc + (size_t)kvh * cap * D;
+    const int bias_on = params[P_BIAS_ON];
+    const float* brow = bias + (size_t)s * params[P_BIAS_STRIDE];
+    const float4* q4 = reinterpret_cast<const float4*>(q);
+    float local_max = __int_as_float(0xff800000);
+    for (int j = threadIdx.x; j < T; j += blockDim.x) {
+        const float4* kr = reinterpret_cast<const float4*>(kbase + (size_t)j * D);
+        float4 kv[D / 4];
+#pragma unroll
+        for (int c = 0; c < D / 4; c++) kv[c] = kr[c];
+        float dot = 0.f;
+#pragma unroll
+        for (int c = 0; c < D / 4; c++) {
+            const float4 qq = q4[c];
+            dot = fmaf(qq.x, kv[c].x, dot);
+            dot = fmaf(qq.y, kv[c].y, dot);
+            dot = fmaf(qq.z, kv[c].z, dot);
+            dot = fmaf(qq.w, kv[c].w, dot);
+        }
+        float sc = dot * scale;
+        if (bias_on) sc += brow[j];
+        scores[j] = sc;
+        local_max = fmaxf(local_max, sc);
+    }
+    const float m = block_max(local_max, scratch);
+    float local_sum = 0.f;
+    for (int j = threadIdx.x; j < T; j += blockDim.x) {
+        const float p = expf(scores[j] - m);
+        scores[j] = p;
+        local_sum += p;
+    }
+    const float l = block_sum(local_sum, scratch);
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const int nw = blockDim.x >> 5;
+    float acc[V];
+#pragma unroll
+    for (int c = 0; c < V; c++) acc[c] = 0.f;
+    int j = warp;
+    for (; j + 3 * nw < T; j += 4 * nw) {
+        float vals[4][V];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const float* vr = vbase + (size_t)(j + r * nw) * D + lane * V;
+#pragma unroll
+            for (int c = 0; c < V; c++) vals[r][c] = vr[c];
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const float p = scores[j + r * nw];
+#pragma unroll
+            for (int c = 0; c < V; c++) acc[c] = fmaf(p, vals[r][c], acc[c]);
+        }
+    }
+    for (; j < T; j += nw) {
+        const float p = scores[j];
+        const float* vr = vbase + (size_t)j * D + lane * V;
+#pragma unroll
+        for (int c = 0; c < V; c++) acc[c] = fmaf(p, vr[c], acc[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < V; c++) scratch[warp * D + lane * V + c] = acc[c];
+    __syncthreads();
+    if (threadIdx.x < D) {
+        float sum = 0.f;
+        for (int w = 0; w < nw; w++) sum += scratch[w * D + threadIdx.x];
+        out[(size_t)s * NH * D + h * D + threadIdx.x] = sum / l;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) attention_d64(const float* __restrict__ qkv, const float* __restrict__ kc,
+                                                                const float* __restrict__ vc, const float* __restrict__ bias,
+                                                                const int* __restrict__ params, float* __restrict__ out,
+                                                                int NH, int KVH, int D, int cap, float scale) {
+    attention_fixed<64>(qkv, kc, vc, bias, params, out, NH, KVH, cap, scale);
+}
+
+extern "C" __global__ void __launch_bounds__(256) attention_d128(const float* __restrict__ qkv, const float* __restrict__ kc,
+                                                                 const float* __restrict__ vc, const float* __restrict__ bias,
+                                                                 const int* __restrict__ params, float* __restrict__ out,
+                                                                 int NH, int KVH, int D, int cap, float scale) {
+    attention_fixed<128>(qkv, kc, vc, bias, params, out, NH, KVH, cap, scale);
 }
 
 // act[m, f] = silu(gu[m, f]) * gu[m, F + f] for the [M, 2F] gate/up output.

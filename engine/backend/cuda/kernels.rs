@@ -26,8 +26,19 @@ pub const MATMUL_ROWS: usize = 8;
 pub const MATMUL_THREADS: u32 = 128;
 
 /// Every kernel the decoder launches.
-pub const KERNEL_NAMES: [&str; 9] =
-    ["matmul_f16w", "rmsnorm", "embed_rows", "rope_store_kv", "attention", "swiglu", "compact_kv", "fill_random_f16", "fill_f32"];
+pub const KERNEL_NAMES: [&str; 11] = [
+    "matmul_f16w",
+    "rmsnorm",
+    "embed_rows",
+    "rope_store_kv",
+    "attention",
+    "attention_d64",
+    "attention_d128",
+    "swiglu",
+    "compact_kv",
+    "fill_random_f16",
+    "fill_f32",
+];
 
 /// Compiles [`SOURCE`] to PTX for `compute_{major}{minor}`. The error carries NVRTC's log (file:line of the fault).
 pub fn compile_ptx(capability: (i32, i32)) -> Result<String> {
@@ -69,8 +80,12 @@ pub struct Kernels {
     pub embed: Function,
     /// `rope_store_kv`.
     pub rope_store_kv: Function,
-    /// `attention`.
+    /// `attention` (any even head_dim).
     pub attention: Function,
+    /// `attention_d64` (head_dim 64, loads batched).
+    pub attention_d64: Function,
+    /// `attention_d128` (head_dim 128).
+    pub attention_d128: Function,
     /// `swiglu`.
     pub swiglu: Function,
     /// `compact_kv`.
@@ -92,6 +107,8 @@ impl Kernels {
             embed: module.function("embed_rows")?,
             rope_store_kv: module.function("rope_store_kv")?,
             attention: module.function("attention")?,
+            attention_d64: module.function("attention_d64")?,
+            attention_d128: module.function("attention_d128")?,
             swiglu: module.function("swiglu")?,
             compact_kv: module.function("compact_kv")?,
             fill_random_f16: module.function("fill_random_f16")?,
