@@ -310,7 +310,13 @@ impl CudaDecoder {
                 marks,
             )
         };
-        self.go("embed", k.embed, block((rows_u, 1)), &[Arg::Ptr(sc.ids.ptr), Arg::Ptr(self.weights.embed.ptr), Arg::Ptr(sc.x.ptr), Arg::I32(h as i32)], marks)?;
+        self.go(
+            "embed",
+            k.embed,
+            block((rows_u, 1)),
+            &[Arg::Ptr(sc.ids.ptr), Arg::Ptr(self.weights.embed.ptr), Arg::Ptr(sc.x.ptr), Arg::I32(h as i32)],
+            marks,
+        )?;
         let layer_kv = sh.kv_heads * cap * d * 4;
         for (l, w) in self.weights.layers.iter().enumerate() {
             let (kc, vc) = (self.k_cache.at(l * layer_kv), self.v_cache.at(l * layer_kv));
