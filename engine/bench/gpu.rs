@@ -87,13 +87,7 @@ fn pass(dec: &mut dyn DecoderGraph, ids: &[i64], past: usize, all_rows: bool) ->
 }
 
 fn argmax(row: &[f32]) -> i64 {
-    let mut best = 0;
-    for (i, &v) in row.iter().enumerate() {
-        if v > row[best] {
-            best = i;
-        }
-    }
-    best as i64
+    crate::sampling::argmax(row) as i64
 }
 
 /// Deterministic token ids for timing (values do not matter for speed).

@@ -6,6 +6,7 @@
 //! (split into "ends in blank" and "ends in a token", so a repeated token is only merged when no blank separates
 //! it), and extends them at each position with the `top_k` most probable tokens of that position.
 
+use crate::sampling::argmax;
 use std::collections::HashMap;
 
 /// Collapses an alignment: merge repeated tokens, drop blanks.
@@ -25,16 +26,6 @@ pub fn collapse(alignment: &[u32], blank: u32) -> Vec<u32> {
 pub fn greedy(logits: &[f32], vocab: usize, blank: u32) -> Vec<u32> {
     let alignment: Vec<u32> = logits.chunks_exact(vocab).map(argmax).collect();
     collapse(&alignment, blank)
-}
-
-fn argmax(row: &[f32]) -> u32 {
-    let mut best = 0;
-    for (i, &v) in row.iter().enumerate() {
-        if v > row[best] {
-            best = i;
-        }
-    }
-    best as u32
 }
 
 fn log_add(a: f64, b: f64) -> f64 {
