@@ -532,7 +532,7 @@ pub struct GenerationDefaults {
     /// Maximum new tokens.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: usize,
-    /// Softmax temperature; 0 means greedy.
+    /// Softmax temperature; 0 (or anything below `sampling::MIN_SAMPLING_TEMPERATURE`, 1e-5) means greedy.
     #[serde(default)]
     pub temperature: f32,
     /// Keep only the k most likely tokens (0 = off).

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha20Rng;
 /// Sampling settings of one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingParams {
-    /// 0 = greedy.
+    /// 0 = greedy; so is anything below [`MIN_SAMPLING_TEMPERATURE`].
     pub temperature: f32,
     /// 0 = off.
     pub top_k: usize,
@@ -32,10 +32,17 @@ impl Default for SamplingParams {
     }
 }
 
+/// Temperatures below this are greedy decoding (the same threshold as vLLM's `_SAMPLING_EPS`). Dividing logits
+/// by a tinier temperature overflows them to infinity and the softmax to NaN, and at such temperatures the
+/// distribution is one-hot at the argmax anyway (up to exact ties).
+pub const MIN_SAMPLING_TEMPERATURE: f32 = 1e-5;
+
 impl SamplingParams {
-    /// True when the next token is the argmax.
+    /// True when the next token is the argmax: temperature below [`MIN_SAMPLING_TEMPERATURE`] (0 included) or
+    /// top-k 1.
     pub fn is_greedy(&self) -> bool {
-        self.temperature == 0.0 || self.top_k == 1
+        // `!(t >= MIN)` also treats NaN as greedy: a caller that skipped validation never samples from NaN.
+        !(self.temperature >= MIN_SAMPLING_TEMPERATURE) || self.top_k == 1
     }
 }
 
@@ -172,6 +179,72 @@ mod tests {
         let ones = (0..4000).filter(|_| s.sample(&logits, &[]) == 1).count() as f64;
         let sd = (4000.0f64 * 0.75 * 0.25).sqrt();
         assert!((ones - 3000.0).abs() < 5.0 * sd, "{ones}");
+    }
+
+    #[test]
+    fn tiny_temperatures_are_greedy_not_nan() {
+        // Token 0 (a stop token in most vocabularies) is the least likely: the old NaN path returned it.
+        let logits = [-5.0f32, 1.0, 3.0, 2.0];
+        for t in [f32::from_bits(1), 1e-45, 1e-38, 1e-30, 1e-10, 9.9e-6] {
+            let mut s = Sampler::new(SamplingParams { temperature: t, seed: 3, ..Default::default() });
+            assert!(s.params().is_greedy(), "temperature {t}");
+            assert_eq!(s.sample(&logits, &[]), 2, "temperature {t}");
+            let d = s.distribution(&logits, &[]).to_vec();
+            assert_eq!(d, vec![0.0, 0.0, 1.0, 0.0], "temperature {t}");
+        }
+        assert!(!SamplingParams { temperature: MIN_SAMPLING_TEMPERATURE, ..Default::default() }.is_greedy());
+    }
+
+    /// Property: for every combination of extreme sampling values and hostile logits, the distribution is a
+    /// probability vector (finite, >= 0, sums to 1) and the drawn token has positive probability under it.
+    #[test]
+    fn extreme_sampling_values_never_yield_nan() {
+        use rand::Rng;
+        let mut gen = ChaCha20Rng::seed_from_u64(11);
+        let vocab = 64usize;
+        let mut logit_sets: Vec<Vec<f32>> = vec![
+            vec![0.0; vocab],
+            (0..vocab).map(|i| i as f32 * 1e30).collect(),
+            (0..vocab).map(|i| if i % 3 == 0 { f32::NEG_INFINITY } else { i as f32 }).collect(),
+            (0..vocab).map(|i| if i == 5 { f32::MAX } else { -f32::MAX }).collect(),
+            (0..vocab).map(|i| if i == 7 { f32::INFINITY } else { 0.0 }).collect(),
+            (0..vocab).map(|i| if i % 2 == 0 { f32::NAN } else { i as f32 }).collect(),
+            vec![f32::NAN; vocab],
+            vec![f32::NEG_INFINITY; vocab],
+        ];
+        for _ in 0..8 {
+            logit_sets.push((0..vocab).map(|_| gen.random_range(-40.0f32..40.0)).collect());
+        }
+        let temperatures = [0.0, f32::from_bits(1), 1e-38, 1e-20, 1e-6, 1e-5, 1e-3, 0.7, 1.0, 2.0, 1e3, 1e30, f32::MAX];
+        let top_ps = [f32::from_bits(1), 1e-7, 0.3, 0.999, 1.0];
+        let top_ks = [0usize, 1, 2, vocab - 1, vocab, vocab + 5, usize::MAX];
+        let min_ps = [0.0, f32::from_bits(1), 0.5, 1.0];
+        let penalties = [f32::from_bits(1), 1e-30, 0.5, 1.0, 1.3, 1e30, f32::MAX];
+        let history = [0u32, 5, 7, 9, 63];
+        let mut cases = 0;
+        for logits in &logit_sets {
+            for &temperature in &temperatures {
+                for &top_p in &top_ps {
+                    for &top_k in &top_ks {
+                        // min_p and the penalty vary per case from the RNG to keep the grid small.
+                        let min_p = min_ps[gen.random_range(0..min_ps.len())];
+                        let repetition_penalty = penalties[gen.random_range(0..penalties.len())];
+                        let seed = gen.random();
+                        let params = SamplingParams { temperature, top_k, top_p, min_p, repetition_penalty, seed };
+                        let mut s = Sampler::new(params.clone());
+                        let d = s.distribution(logits, &history).to_vec();
+                        assert!(d.iter().all(|p| p.is_finite() && *p >= 0.0), "{params:?} {logits:?} -> {d:?}");
+                        let sum: f32 = d.iter().sum();
+                        assert!((sum - 1.0).abs() < 1e-4, "{params:?} sums to {sum}");
+                        let token = s.sample(logits, &history) as usize;
+                        assert!(token < vocab, "{params:?}");
+                        assert!(d[token] > 0.0, "{params:?}: drew token {token} of probability 0 from {d:?}");
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert!(cases > 5000);
     }
 
     #[test]

@@ -43,14 +43,30 @@ pub fn top_k(logits: &mut [f32], k: usize, scratch: &mut Vec<u32>) {
     });
 }
 
-/// In-place softmax.
+/// In-place softmax that never yields NaN. Its limits stand in where the plain formula breaks: logits that
+/// overflowed to `+inf` (an extreme repetition penalty or temperature) share all the mass, NaN logits get none,
+/// and a vector with nothing finite left becomes uniform.
 pub fn softmax(values: &mut [f32]) {
+    // f32::max ignores NaN, so `max` is NaN only for an empty or all-NaN vector.
     let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::INFINITY {
+        values.iter_mut().for_each(|v| *v = if *v == f32::INFINITY { 1.0 } else { 0.0 });
+        normalise(values);
+        return;
+    }
+    if !max.is_finite() {
+        // All -inf or NaN: no token is preferred, and none may be drawn from NaN.
+        let n = values.len().max(1) as f32;
+        values.iter_mut().for_each(|v| *v = 1.0 / n);
+        return;
+    }
     let mut sum = 0.0f32;
     for v in values.iter_mut() {
-        *v = (*v - max).exp();
+        let e = (*v - max).exp();
+        *v = if e.is_nan() { 0.0 } else { e };
         sum += *v;
     }
+    // sum >= 1: the max itself contributes exp(0).
     let inv = 1.0 / sum;
     values.iter_mut().for_each(|v| *v *= inv);
 }
