@@ -55,7 +55,7 @@ pub enum Error {
     #[error("chat template: {0}")]
     ChatTemplate(String),
     /// The prompt (plus at least one new token) does not fit into the model's context.
-    #[error("prompt has {prompt_tokens} tokens but the context holds {context} (the prompt plus at least one new token must fit); shorten the prompt or raise backend.context_length (model maximum {model_max})")]
+    #[error("prompt has {prompt_tokens} tokens but the context holds {context} (the prompt plus at least one new token must fit); shorten the prompt or raise the pipeline's top-level context_length (model maximum {model_max})")]
     PromptTooLong {
         /// Tokens in the prompt after the chat template.
         prompt_tokens: usize,
