@@ -18,8 +18,12 @@ use super::weights::{Shape, Weights};
 use crate::backend::{DecoderGraph, KvInspector, StepInputs};
 use crate::error::{Error, Result};
 
-/// Threads of the attention and norm blocks (a power of two >= head_dim).
+/// Threads of the norm, rope and generic attention blocks (a power of two >= head_dim).
 const BLOCK_THREADS: u32 = 256;
+
+/// Threads of the head-dim-specialised attention blocks (one block per head and row: at decode they are few, so
+/// each must keep many loads in flight).
+const ATTENTION_THREADS: u32 = 1024;
 
 /// How the decoder's passes ran (graph replays, captures, direct runs), for benchmarks and the ready line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,6 +80,7 @@ pub struct CudaDecoder {
     shape: Shape,
     capacity: usize,
     attention: Function,
+    attention_threads: u32,
     attention_shared: u32,
     profile: Option<Vec<(&'static str, Event)>>,
     hidden_out: bool,
@@ -137,12 +142,12 @@ impl CudaDecoder {
         }
         // Scores of one row (capacity floats) + q (head_dim) + reduction scratch (block threads; the head-dim
         // specialised kernels also keep one D-wide partial sum per warp there).
-        let attention = match d {
-            64 => kernels.attention_d64,
-            128 => kernels.attention_d128,
-            _ => kernels.attention,
+        let (attention, attention_threads) = match d {
+            64 => (kernels.attention_d64, ATTENTION_THREADS),
+            128 => (kernels.attention_d128, ATTENTION_THREADS),
+            _ => (kernels.attention, BLOCK_THREADS),
         };
-        let reduce = (BLOCK_THREADS as usize).max(BLOCK_THREADS as usize / 32 * d);
+        let reduce = (attention_threads as usize).max(attention_threads as usize / 32 * d);
         let attention_shared = ((capacity + d + reduce) * 4) as u32;
         if attention_shared > 48 * 1024 {
             attention.set_max_dynamic_shared(attention_shared as usize).map_err(|e| {
@@ -174,6 +179,7 @@ impl CudaDecoder {
             shape,
             capacity,
             attention,
+            attention_threads,
             attention_shared,
             profile: None,
             hidden_out,
@@ -351,7 +357,7 @@ impl CudaDecoder {
             self.go(
                 "attention",
                 self.attention,
-                Launch { grid: (sh.heads as u32, rows_u), block: BLOCK_THREADS, shared: self.attention_shared },
+                Launch { grid: (sh.heads as u32, rows_u), block: self.attention_threads, shared: self.attention_shared },
                 &[
                     Arg::Ptr(sc.qkv.ptr),
                     Arg::Ptr(kc),

@@ -259,7 +259,9 @@ extern "C" __global__ void attention(const float* __restrict__ qkv, const float*
 // thread issues a key row's D/4 float4 loads at once instead of one float at a time, and the weighted sum of V has
 // each warp walk its own keys with a lane per D/32 dimensions (coalesced rows, 4 rows in flight). The sums run in
 // a fixed order per (row, head), so results do not depend on how many rows the pass has.
-// Dynamic shared memory: (D + cap + max(256, 8 * D)) floats, blockDim.x == 256.
+// Dynamic shared memory: (D + cap + max(blockDim.x, blockDim.x / 32 * D)) floats; blockDim.x == ATTN_THREADS.
+// 1024 threads: at decode there is one block per head (9 for SmolLM2), so the block itself must hold many loads in
+// flight; with 256 threads the V loop ran 8 dependent rounds at 512 tokens of context.
 template <int D>
 __device__ __forceinline__ void attention_fixed(const float* __restrict__ qkv, const float* __restrict__ kc,
                                                 const float* __restrict__ vc, const float* __restrict__ bias,
@@ -286,17 +288,21 @@ __device__ __forceinline__ void attention_fixed(const float* __restrict__ qkv, c
     float local_max = __int_as_float(0xff800000);
     for (int j = threadIdx.x; j < T; j += blockDim.x) {
         const float4* kr = reinterpret_cast<const float4*>(kbase + (size_t)j * D);
-        float4 kv[D / 4];
-#pragma unroll
-        for (int c = 0; c < D / 4; c++) kv[c] = kr[c];
+        // 8 float4 loads in flight, then their FMAs: 32 registers, so 1024-thread blocks do not spill.
         float dot = 0.f;
 #pragma unroll
-        for (int c = 0; c < D / 4; c++) {
-            const float4 qq = q4[c];
-            dot = fmaf(qq.x, kv[c].x, dot);
-            dot = fmaf(qq.y, kv[c].y, dot);
-            dot = fmaf(qq.z, kv[c].z, dot);
-            dot = fmaf(qq.w, kv[c].w, dot);
+        for (int c0 = 0; c0 < D / 4; c0 += 8) {
+            float4 kv[8];
+#pragma unroll
+            for (int c = 0; c < 8; c++) kv[c] = kr[c0 + c];
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                const float4 qq = q4[c0 + c];
+                dot = fmaf(qq.x, kv[c].x, dot);
+                dot = fmaf(qq.y, kv[c].y, dot);
+                dot = fmaf(qq.z, kv[c].z, dot);
+                dot = fmaf(qq.w, kv[c].w, dot);
+            }
         }
         float sc = dot * scale;
         if (bias_on) sc += brow[j];
@@ -352,14 +358,14 @@ __device__ __forceinline__ void attention_fixed(const float* __restrict__ qkv, c
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) attention_d64(const float* __restrict__ qkv, const float* __restrict__ kc,
+extern "C" __global__ void __launch_bounds__(1024) attention_d64(const float* __restrict__ qkv, const float* __restrict__ kc,
                                                                 const float* __restrict__ vc, const float* __restrict__ bias,
                                                                 const int* __restrict__ params, float* __restrict__ out,
                                                                 int NH, int KVH, int D, int cap, float scale) {
     attention_fixed<64>(qkv, kc, vc, bias, params, out, NH, KVH, cap, scale);
 }
 
-extern "C" __global__ void __launch_bounds__(256) attention_d128(const float* __restrict__ qkv, const float* __restrict__ kc,
+extern "C" __global__ void __launch_bounds__(1024) attention_d128(const float* __restrict__ qkv, const float* __restrict__ kc,
                                                                  const float* __restrict__ vc, const float* __restrict__ bias,
                                                                  const int* __restrict__ params, float* __restrict__ out,
                                                                  int NH, int KVH, int D, int cap, float scale) {
