@@ -46,6 +46,9 @@ pub struct GenerationRequest {
     pub stop: Option<Vec<String>>,
     /// Do not stop at stop tokens (benchmarks that need exactly `max_tokens` tokens).
     pub ignore_eos: bool,
+    /// Let control-token text in chat messages (`<|im_start|>`) act as control tokens. Off by default, so a
+    /// message cannot forge a turn; set it only for messages the caller wrote itself.
+    pub trusted_messages: bool,
 }
 
 impl GenerationRequest {

@@ -170,14 +170,18 @@ impl Pipeline {
         &mut self.target
     }
 
-    /// Prompt token ids of a request (chat template applied when asked).
+    /// Prompt token ids of a request (chat template applied when asked; control-token text inside chat messages
+    /// encodes as text unless the request sets `trusted_messages`).
     pub fn prompt_tokens(&self, request: &GenerationRequest) -> Result<Vec<u32>> {
         let chat = request.chat.unwrap_or(self.config.generation.chat);
         let tokens = match &request.prompt {
             None => return Err(Error::InvalidRequest("no prompt".into())),
             Some(Prompt::Tokens(t)) => t.clone(),
-            Some(Prompt::Messages(m)) => self.tokenizer.encode(&self.template.render(m, true)?)?,
-            Some(Prompt::Text(t)) if chat => self.tokenizer.encode(&self.template.render(&[ChatMessage::user(t.clone())], true)?)?,
+            // Message text is data, not markup: control-token text in it stays text (chat_template::encode_chat).
+            Some(Prompt::Messages(m)) => chat_template::encode_chat(&self.tokenizer, &self.template, m, request.trusted_messages)?,
+            Some(Prompt::Text(t)) if chat => {
+                chat_template::encode_chat(&self.tokenizer, &self.template, &[ChatMessage::user(t.clone())], request.trusted_messages)?
+            }
             Some(Prompt::Text(t)) => {
                 let mut ids = Vec::new();
                 let m = self.target.manifest();

@@ -178,6 +178,8 @@ fn generate(args: GenerateArgs) -> Result<()> {
         seed: args.seed,
         stop: (!args.stop.is_empty()).then(|| args.stop.clone()),
         ignore_eos: false,
+        // A prompt file may hold text from anywhere: control-token text in it stays text.
+        trusted_messages: false,
     };
     let stream = args.stream && !args.json;
     let mut stdout = std::io::stdout().lock();

@@ -7,13 +7,23 @@ use crate::error::{Error, Result};
 /// Encodes prompts and decodes generated ids.
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
+    /// The same tokenizer with special-token matching off: text that spells a control token stays text (chat
+    /// message content, so a message cannot forge a turn).
+    plain: tokenizers::Tokenizer,
+    /// The text of every special added token (`<|im_start|>`, `<|endoftext|>`, ...).
+    specials: Vec<String>,
 }
 
 impl Tokenizer {
     /// Loads `tokenizer.json`.
     pub fn load(path: &Path) -> Result<Self> {
         let inner = tokenizers::Tokenizer::from_file(path).map_err(|e| Error::Tokenizer(format!("{}: {e}", path.display())))?;
-        Ok(Tokenizer { inner })
+        let mut plain = inner.clone();
+        plain.set_encode_special_tokens(true);
+        let mut specials: Vec<String> =
+            inner.get_added_tokens_decoder().into_values().filter(|t| t.special && !t.content.is_empty()).map(|t| t.content).collect();
+        specials.sort();
+        Ok(Tokenizer { inner, plain, specials })
     }
 
     /// Token ids of `text`. Special tokens written in the text (e.g. `<|im_start|>`) are recognised, so a
@@ -21,6 +31,18 @@ impl Tokenizer {
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         let enc = self.inner.encode(text, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
         Ok(enc.get_ids().to_vec())
+    }
+
+    /// Token ids of `text` with special tokens not recognised: `<|im_start|>` written in the text encodes as the
+    /// ordinary tokens that spell it, never as the control token.
+    pub fn encode_plain(&self, text: &str) -> Result<Vec<u32>> {
+        let enc = self.plain.encode(text, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    /// The first special token whose text occurs in `text`, if any.
+    pub fn special_token_in(&self, text: &str) -> Option<&str> {
+        self.specials.iter().find(|s| text.contains(s.as_str())).map(String::as_str)
     }
 
     /// Text of `ids`; special tokens are skipped when `skip_special` is set.
