@@ -110,6 +110,47 @@ mod tests {
         assert!(err.contains("backend.threads"), "{err}");
     }
 
+    /// Every bounded number: a value past its range is an error at its file, line and key; the range's ends load.
+    #[test]
+    fn numeric_values_have_upper_bounds() {
+        let spec = "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n  window:\n";
+        let hsddw = "strategy:\n  kind: hsddw\n  levels: [{kind: ngram}, {kind: model, model: d}]\n";
+        let cases: &[(String, &str)] = &[
+            ("backend:\n  threads: 100000\n".into(), "backend.threads"),
+            ("backend:\n  cuda:\n    device_id: 100000\n".into(), "backend.cuda.device_id"),
+            ("backend:\n  providers: [{cuda: {device_id: -1}}]\n".into(), "backend.providers"),
+            ("context_length: 1000000000000\n".into(), "context_length"),
+            (format!("{spec}    k_max: 100000\n"), "strategy.window.k_max"),
+            (format!("{spec}    probe_every: 100000000000\n"), "strategy.window.probe_every"),
+            (format!("{spec}    entropy_threshold: .inf\n"), "strategy.window.entropy_threshold"),
+            ("strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    n_max: 100000\n".into(), "strategy.drafter.n_max"),
+            ("strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    window: 100000000000\n".into(), "strategy.drafter.window"),
+            (format!("{hsddw}  gamma: 100000\n"), "strategy.gamma"),
+            (format!("{hsddw}  buffer_cap: 100000000\n"), "strategy.buffer_cap"),
+            (format!("{hsddw}  tau_init: 1.0e30\n"), "strategy.tau_init"),
+            ("strategy:\n  kind: hsddw\n  levels: [{kind: ngram, n_min: 0}, {kind: model, model: d}]\n".into(), "strategy.levels.n_min"),
+            ("strategy:\n  kind: nat\n  beam_width: 100000\n".into(), "strategy.beam_width"),
+            ("strategy:\n  kind: nat\n  beam_top_k: 100000\n".into(), "strategy.beam_top_k"),
+            ("strategy:\n  kind: nat\n  batch_size: 100000000\n".into(), "strategy.batch_size"),
+            ("generation:\n  max_tokens: 1000000000000\n".into(), "generation.max_tokens"),
+            (format!("generation:\n  stop: [{}]\n", vec!["x"; 17].join(", ")), "generation.stop"),
+        ];
+        for (extra, key) in cases {
+            let yaml = format!("model: m\n{extra}");
+            let err = parse(&yaml).unwrap_err().to_string();
+            assert!(err.starts_with("test.yaml:") && err.contains(&format!("{key}:")), "{yaml}\n-> {err}");
+            if !key.starts_with("strategy.levels") && !key.starts_with("backend.providers") {
+                // The line of the key's own text, not 0.
+                let leaf = key.rsplit('.').next().unwrap();
+                let line = yaml.lines().position(|l| l.contains(leaf)).unwrap() + 1;
+                assert!(err.starts_with(&format!("test.yaml:{line}:")), "{yaml}\n-> {err}");
+            }
+        }
+        let ends = "context_length: 1048576\nbackend:\n  threads: 1024\ngeneration:\n  max_tokens: 1048576\n";
+        parse(&format!("model: m\n{ends}")).unwrap();
+        parse(&format!("model: m\n{spec}    k_min: 1\n    k: 1\n    k_max: 256\n")).unwrap();
+    }
+
     #[test]
     fn unknown_strategy_is_rejected() {
         let err = parse("model: m\nstrategy:\n  kind: telepathy\n").unwrap_err().to_string();

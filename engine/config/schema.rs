@@ -618,43 +618,44 @@ impl PipelineConfig {
         }
     }
 
-    /// Checks values serde accepted by type but that make no sense.
+    /// Checks values serde accepted by type but that make no sense, and bounds every number that sizes memory,
+    /// threads or work (the ranges are the `MAX_*` constants of this module, listed in README.md).
     pub(crate) fn validate(&self) -> Result<(), Invalid> {
-        if self.backend.threads == Some(0) {
-            return Err(Invalid::new(&["backend", "threads"], "must be at least 1"));
+        if let Some(n) = self.backend.threads {
+            in_range(&["backend", "threads"], n, 1, MAX_THREADS)?;
         }
         if self.backend.providers.is_empty() {
             return Err(Invalid::new(&["backend", "providers"], "list at least one provider (e.g. [cpu])"));
         }
-        if let Some(n) = self.context_length {
-            if n < 2 {
-                return Err(Invalid::new(&["context_length"], "must be at least 2"));
+        for provider in &self.backend.providers {
+            if let ProviderConfig::Cuda { device_id } | ProviderConfig::Tensorrt { device_id, .. } = provider {
+                if !(0..=MAX_DEVICE_ID as i32).contains(device_id) {
+                    return Err(Invalid::new(&["backend", "providers"], format!("device_id must be in 0..={MAX_DEVICE_ID} (got {device_id})")));
+                }
             }
+        }
+        in_range(&["backend", "cuda", "device_id"], self.backend.cuda.device_id, 0, MAX_DEVICE_ID)?;
+        if let Some(n) = self.context_length {
+            in_range(&["context_length"], n, 2, MAX_CONTEXT_LENGTH)?;
         }
         if let StrategyConfig::Speculative { drafter, window, allow_lossy } = &self.strategy {
             let w = |key: &'static str, msg: String| Err(Invalid::new(&["strategy", "window", key], msg));
             if window.k_min == 0 {
                 return w("k_min", "must be at least 1 (a draft window never collapses to 0)".into());
             }
-            if window.k_max < window.k_min {
-                return w("k_max", format!("must be >= k_min ({})", window.k_min));
-            }
+            in_range(&["strategy", "window", "k_max"], window.k_max, window.k_min, MAX_DRAFT_TOKENS)?;
             if window.k < window.k_min || window.k > window.k_max {
                 return w("k", format!("must be within k_min..=k_max ({}..={})", window.k_min, window.k_max));
             }
             if !(window.ewma_alpha > 0.0 && window.ewma_alpha <= 1.0) {
                 return w("ewma_alpha", "must be in (0, 1]".into());
             }
-            if !(window.entropy_threshold > 0.0) {
-                return w("entropy_threshold", "must be > 0".into());
+            if !(window.entropy_threshold > 0.0 && window.entropy_threshold <= MAX_ENTROPY_NATS) {
+                return w("entropy_threshold", format!("must be in (0, {MAX_ENTROPY_NATS}] (nats)"));
             }
-            if window.probe_every == 0 {
-                return w("probe_every", "must be at least 1".into());
-            }
-            if let DrafterConfig::Ngram { n_max, n_min, .. } = drafter {
-                if *n_min == 0 || n_max < n_min {
-                    return Err(Invalid::new(&["strategy", "drafter", "n_min"], "need 1 <= n_min <= n_max"));
-                }
+            in_range(&["strategy", "window", "probe_every"], window.probe_every, 1, MAX_PROBE_EVERY)?;
+            if let DrafterConfig::Ngram { n_max, n_min, window } = drafter {
+                check_ngram(&["strategy", "drafter"], *n_min, *n_max, *window)?;
             }
             if let DrafterConfig::Head { beam, top_k, max_nodes, max_depth, .. } = drafter {
                 let d = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", "drafter", key], msg));
@@ -678,30 +679,28 @@ impl PipelineConfig {
             if levels.is_empty() {
                 return h("levels", "list at least one drafting level (cheapest first)");
             }
+            if levels.len() > MAX_HSDDW_LEVELS {
+                return h("levels", &format!("list at most {MAX_HSDDW_LEVELS} levels (each loads a model)"));
+            }
             if levels.iter().skip(1).any(|l| matches!(l, LevelConfig::Ngram { .. })) {
                 return h("levels", "an ngram level can only be the first (cheapest) level: it cannot verify");
             }
-            if *gamma == 0 {
-                return h("gamma", "must be at least 1");
+            for level in levels {
+                if let LevelConfig::Ngram { n_max, n_min, window } = level {
+                    check_ngram(&["strategy", "levels"], *n_min, *n_max, *window)?;
+                }
             }
-            if *buffer_cap == 0 {
-                return h("buffer_cap", "must be at least 1");
-            }
-            if !(*tau_init > 0.0) {
-                return h("tau_init", "must be > 0");
+            in_range(&["strategy", "gamma"], *gamma, 1, MAX_DRAFT_TOKENS)?;
+            in_range(&["strategy", "buffer_cap"], *buffer_cap, 1, MAX_BUFFER_CAP)?;
+            if !(*tau_init > 0.0 && *tau_init <= MAX_ENTROPY_NATS) {
+                return h("tau_init", &format!("must be in (0, {MAX_ENTROPY_NATS}] (nats)"));
             }
         }
         if let StrategyConfig::Nat { beam_width, beam_top_k, batch_size, rate, .. } = &self.strategy {
             let n = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", key], msg));
-            if *beam_width == 0 {
-                return n("beam_width", "must be at least 1");
-            }
-            if *beam_top_k == 0 {
-                return n("beam_top_k", "must be at least 1");
-            }
-            if *batch_size == 0 {
-                return n("batch_size", "must be at least 1");
-            }
+            in_range(&["strategy", "beam_width"], *beam_width, 1, MAX_BEAM)?;
+            in_range(&["strategy", "beam_top_k"], *beam_top_k, 1, MAX_BEAM)?;
+            in_range(&["strategy", "batch_size"], *batch_size, 1, MAX_NAT_BATCH)?;
             if let Some(r) = rate {
                 if !(r.is_finite() && *r >= 1.0 && *r <= 16.0) {
                     return n("rate", "must be in [1, 16] (output positions per source token)");
@@ -712,15 +711,69 @@ impl PipelineConfig {
     }
 }
 
+/// Most intra-op threads (`backend.threads`): far above any core count, far below what exhausts memory.
+pub const MAX_THREADS: usize = 1024;
+/// Largest GPU index (`backend.cuda.device_id`, a provider's `device_id`).
+pub const MAX_DEVICE_ID: usize = 63;
+/// Largest `context_length` (and `generation.max_tokens`): the KV cache is sized from it.
+pub const MAX_CONTEXT_LENGTH: usize = 1 << 20;
+/// Most draft tokens per step (`strategy.window.k_max`, `strategy.gamma`): verification passes are sized from it.
+pub const MAX_DRAFT_TOKENS: usize = 256;
+/// Largest entropy threshold in nats (`strategy.window.entropy_threshold`, `strategy.tau_init`); ln of any
+/// vocabulary is far below it.
+pub const MAX_ENTROPY_NATS: f32 = 1000.0;
+/// Most steps between window probes (`strategy.window.probe_every`).
+pub const MAX_PROBE_EVERY: usize = 1_000_000;
+/// Longest n-gram of prompt lookup (`n_max`).
+pub const MAX_NGRAM: usize = 64;
+/// Most HSDDW levels (`strategy.levels`).
+pub const MAX_HSDDW_LEVELS: usize = 8;
+/// Most unverified tokens an HSDDW level buffers (`strategy.buffer_cap`).
+pub const MAX_BUFFER_CAP: usize = 4096;
+/// Widest CTC beam (`strategy.beam_width`, `strategy.beam_top_k`).
+pub const MAX_BEAM: usize = 256;
+/// Most sentences per NAT forward pass (`strategy.batch_size`).
+pub const MAX_NAT_BATCH: usize = 1024;
+/// Most stop strings (`generation.stop`), and the longest one in bytes.
+pub const MAX_STOP_STRINGS: usize = 16;
+/// The longest stop string in bytes.
+pub const MAX_STOP_BYTES: usize = 1024;
+
+/// `value` within `lo..=hi`, or an error naming `key` and the range.
+fn in_range(key: &[&str], value: usize, lo: usize, hi: usize) -> Result<(), Invalid> {
+    if (lo..=hi).contains(&value) {
+        return Ok(());
+    }
+    Err(Invalid::new(key, format!("must be in {lo}..={hi} (got {value})")))
+}
+
+/// Prompt-lookup settings: 1 <= n_min <= n_max <= MAX_NGRAM, window (0 = all) at most MAX_CONTEXT_LENGTH.
+fn check_ngram(parent: &[&str], n_min: usize, n_max: usize, window: usize) -> Result<(), Invalid> {
+    let key = |k: &str| parent.iter().copied().chain([k]).map(str::to_string).collect::<Vec<_>>();
+    if n_min == 0 || n_max < n_min {
+        return Err(Invalid { key: key("n_min"), message: "need 1 <= n_min <= n_max".into() });
+    }
+    if n_max > MAX_NGRAM {
+        return Err(Invalid { key: key("n_max"), message: format!("must be at most {MAX_NGRAM} (got {n_max})") });
+    }
+    if window > MAX_CONTEXT_LENGTH {
+        return Err(Invalid { key: key("window"), message: format!("must be at most {MAX_CONTEXT_LENGTH} (0 = the whole context; got {window})") });
+    }
+    Ok(())
+}
+
 impl GenerationDefaults {
     /// Checks the sampling values; returns the offending key and why.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         check_sampling(self.temperature, self.top_p, self.min_p, self.repetition_penalty)?;
-        if self.max_tokens == 0 {
-            return Err(("max_tokens", "must be at least 1".into()));
+        if !(1..=MAX_CONTEXT_LENGTH).contains(&self.max_tokens) {
+            return Err(("max_tokens", format!("must be in 1..={MAX_CONTEXT_LENGTH} (got {})", self.max_tokens)));
         }
         if self.stop.iter().any(String::is_empty) {
             return Err(("stop", "stop strings must not be empty".into()));
+        }
+        if self.stop.len() > MAX_STOP_STRINGS || self.stop.iter().any(|s| s.len() > MAX_STOP_BYTES) {
+            return Err(("stop", format!("list at most {MAX_STOP_STRINGS} strings of at most {MAX_STOP_BYTES} bytes")));
         }
         Ok(())
     }

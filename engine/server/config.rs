@@ -98,28 +98,45 @@ impl ServerConfig {
         Ok(config)
     }
 
+    /// Checks every number against its documented range (docs/SERVER.md "Configuration"): each one sizes
+    /// memory (queue slots, pipeline copies, bodies) or a `Duration`, which panics past ~5.8e11 years.
     fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
-        if self.workers == 0 {
-            return Err(("workers", "must be at least 1".into()));
+        let count = |key: &'static str, v: usize, lo: usize, hi: usize| {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err((key, format!("must be in {lo}..={hi} (got {v})")))
+            }
+        };
+        count("workers", self.workers, 1, MAX_WORKERS)?;
+        count("queue_capacity", self.queue_capacity, 1, MAX_QUEUE_CAPACITY)?;
+        if !(self.request_timeout_seconds > 0.0 && self.request_timeout_seconds <= MAX_REQUEST_TIMEOUT_SECONDS) {
+            return Err(("request_timeout_seconds", format!("must be in (0, {MAX_REQUEST_TIMEOUT_SECONDS}] (got {})", self.request_timeout_seconds)));
         }
-        if self.queue_capacity == 0 {
-            return Err(("queue_capacity", "must be at least 1".into()));
+        if !(self.shutdown_grace_seconds >= 0.0 && self.shutdown_grace_seconds <= MAX_SHUTDOWN_GRACE_SECONDS) {
+            return Err(("shutdown_grace_seconds", format!("must be in [0, {MAX_SHUTDOWN_GRACE_SECONDS}] (got {})", self.shutdown_grace_seconds)));
         }
-        if !(self.request_timeout_seconds.is_finite() && self.request_timeout_seconds > 0.0) {
-            return Err(("request_timeout_seconds", format!("must be > 0 (got {})", self.request_timeout_seconds)));
-        }
-        if !(self.shutdown_grace_seconds.is_finite() && self.shutdown_grace_seconds >= 0.0) {
-            return Err(("shutdown_grace_seconds", format!("must be >= 0 (got {})", self.shutdown_grace_seconds)));
-        }
-        if self.max_body_bytes < 64 {
-            return Err(("max_body_bytes", format!("must be at least 64 (got {})", self.max_body_bytes)));
-        }
+        count("max_body_bytes", self.max_body_bytes, 64, MAX_BODY_BYTES)?;
         if self.pipelines.is_empty() {
             return Err(("pipelines", "list at least one pipeline".into()));
         }
+        count("pipelines", self.pipelines.len(), 1, MAX_PIPELINES)?;
         Ok(())
     }
 }
+
+/// Most inference workers per pipeline (`workers`); each holds a full copy of the pipeline.
+pub const MAX_WORKERS: usize = 64;
+/// Most waiting requests per pipeline (`queue_capacity`); the queue preallocates its slots.
+pub const MAX_QUEUE_CAPACITY: usize = 65_536;
+/// Longest `request_timeout_seconds` (one day).
+pub const MAX_REQUEST_TIMEOUT_SECONDS: f64 = 86_400.0;
+/// Longest `shutdown_grace_seconds` (one hour).
+pub const MAX_SHUTDOWN_GRACE_SECONDS: f64 = 3_600.0;
+/// Largest `max_body_bytes` (64 MiB): a body is held in memory while it is read.
+pub const MAX_BODY_BYTES: usize = 64 << 20;
+/// Most served pipelines (`pipelines`).
+pub const MAX_PIPELINES: usize = 64;
 
 /// 1-based line and column of a top-level key, (0, 0) when not found.
 fn key_line(text: &str, key: &str) -> (usize, usize) {
@@ -148,6 +165,30 @@ mod tests {
         let err = ServerConfig::parse_str("port: 1\nqueue_capacty: 3\npipelines: []\n", "s.yaml", Path::new(".")).unwrap_err().to_string();
         assert!(err.starts_with("s.yaml:2:"), "{err}");
         assert!(err.contains("queue_capacty"), "{err}");
+    }
+
+    /// The values of issue 17 that exhausted memory or panicked: each is an error at its line and key.
+    #[test]
+    fn numeric_values_have_upper_bounds() {
+        let cases = [
+            ("workers: 100000", "workers"),
+            ("queue_capacity: 1000000000000", "queue_capacity"),
+            ("request_timeout_seconds: 1.0e20", "request_timeout_seconds"),
+            ("request_timeout_seconds: .inf", "request_timeout_seconds"),
+            ("shutdown_grace_seconds: 1.0e19", "shutdown_grace_seconds"),
+            ("shutdown_grace_seconds: -1", "shutdown_grace_seconds"),
+            ("max_body_bytes: 1000000000000", "max_body_bytes"),
+        ];
+        for (line, key) in cases {
+            let text = format!("port: 0\n{line}\npipelines:\n  - config: p.yaml\n");
+            let err = ServerConfig::parse_str(&text, "s.yaml", Path::new(".")).unwrap_err().to_string();
+            assert!(err.starts_with("s.yaml:2:") && err.contains(&format!("{key}:")), "{line} -> {err}");
+        }
+        let many: String = (0..65).map(|i| format!("  - config: p{i}.yaml\n")).collect();
+        let err = ServerConfig::parse_str(&format!("pipelines:\n{many}"), "s.yaml", Path::new(".")).unwrap_err().to_string();
+        assert!(err.contains("pipelines:"), "{err}");
+        let ends = "workers: 64\nqueue_capacity: 65536\nrequest_timeout_seconds: 86400\nshutdown_grace_seconds: 3600\nmax_body_bytes: 67108864\n";
+        ServerConfig::parse_str(&format!("{ends}pipelines:\n  - config: p.yaml\n"), "s.yaml", Path::new(".")).unwrap();
     }
 
     #[test]
