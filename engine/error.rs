@@ -81,6 +81,15 @@ pub enum Error {
     /// The caller cancelled the generation.
     #[error("generation cancelled")]
     Cancelled,
+    /// A buffer sized from a config, manifest or request could not be allocated (the process would otherwise
+    /// abort).
+    #[error("could not allocate {bytes} bytes for {what}; lower context_length or use a smaller model")]
+    Allocation {
+        /// What the buffer is for (`KV cache`, `logits`, ...).
+        what: String,
+        /// The size asked for, computed without overflow (it may exceed the address space).
+        bytes: u128,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -100,8 +109,24 @@ impl Error {
         Error::Io { path: path.into(), source }
     }
 
+    /// Builds a [`Error::Allocation`] for `count` elements of `T`.
+    pub fn allocation<T>(what: impl Into<String>, count: u128) -> Self {
+        Error::Allocation { what: what.into(), bytes: count.saturating_mul(std::mem::size_of::<T>() as u128) }
+    }
+
     /// Builds a [`Error::Model`] for `path`.
     pub fn model(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error::Model { path: path.into(), message: message.into() }
     }
+}
+
+/// Grows `buf` to `len` elements of `value` (never shrinks it), returning [`Error::Allocation`] naming `what` and
+/// the size instead of aborting the process when the memory is not there: sizes that come from a config, a
+/// manifest or a request must fail as errors ("no function aborts" holds for the C ABI too).
+pub fn try_resize<T: Clone>(buf: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<()> {
+    if len > buf.len() {
+        buf.try_reserve_exact(len - buf.len()).map_err(|_| Error::allocation::<T>(what, len as u128))?;
+        buf.resize(len, value);
+    }
+    Ok(())
 }

@@ -62,7 +62,7 @@ impl specrt_status {
         match error {
             Error::Config { .. } => specrt_status::SPECRT_CONFIG,
             Error::Model { .. } | Error::Contract { .. } | Error::Tokenizer(_) | Error::ChatTemplate(_) => specrt_status::SPECRT_MODEL,
-            Error::RuntimeLibrary(_) | Error::Backend(_) | Error::Provider { .. } => specrt_status::SPECRT_BACKEND,
+            Error::RuntimeLibrary(_) | Error::Backend(_) | Error::Provider { .. } | Error::Allocation { .. } => specrt_status::SPECRT_BACKEND,
             Error::PromptTooLong { .. } => specrt_status::SPECRT_PROMPT_TOO_LONG,
             Error::InvalidRequest(_) | Error::InvalidValue { .. } => specrt_status::SPECRT_INVALID_ARGUMENT,
             Error::Cancelled => specrt_status::SPECRT_CANCELLED,

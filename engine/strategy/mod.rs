@@ -125,7 +125,8 @@ pub(crate) fn decode_loop(
     mut round: impl FnMut(&mut DecodeContext<'_, '_>, u32, &mut Vec<u32>, usize) -> Result<RoundOutcome>,
 ) -> Result<()> {
     // The repetition penalty looks at prompt + output; one growing history serves every round.
-    let mut history = Vec::with_capacity(ctx.prompt.len() + ctx.sink.remaining() + 1);
+    // Sized by what can fit in the KV cache, not by max_tokens (a request may ask for billions).
+    let mut history = Vec::with_capacity(ctx.prompt.len().saturating_add(ctx.sink.remaining()).min(ctx.target.capacity()) + 1);
     history.extend_from_slice(ctx.prompt);
     let mut token = prefill_and_sample(ctx, &history)?;
     loop {

@@ -21,9 +21,25 @@ struct KvBuffer {
 }
 
 impl KvBuffer {
-    fn new(elems: usize, elem: Elem) -> Self {
-        let words = (elems * elem.size()).div_ceil(4);
-        KvBuffer { words: vec![0u32; words].into_boxed_slice(), elems }
+    /// A zeroed buffer of `elems` elements, or [`Error::Allocation`] when the memory is not there (a context
+    /// length and manifest dims can ask for more than the machine has: an error, never an abort).
+    fn new(elems: usize, elem: Elem) -> Result<Self> {
+        let fail = || Error::allocation::<u8>("a KV cache buffer", elems as u128 * elem.size() as u128);
+        let words = elems.checked_mul(elem.size()).ok_or_else(fail)?.div_ceil(4);
+        if words == 0 {
+            return Ok(KvBuffer { words: Box::new([]), elems });
+        }
+        let layout = std::alloc::Layout::array::<u32>(words).map_err(|_| fail())?;
+        // Zeroed allocation (calloc) keeps untouched KV pages unmapped, as `vec![0; n]` did, but reports failure.
+        // SAFETY: the layout has a non-zero size; all-zero bits are valid u32s; the box frees it with the same
+        // layout (`[u32]` of `words` elements).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u32>();
+        if ptr.is_null() {
+            return Err(fail());
+        }
+        // SAFETY: `ptr` is a fresh, zeroed allocation of exactly `words` u32s, owned by the box from here on.
+        let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, words)) };
+        Ok(KvBuffer { words, elems })
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {
@@ -85,8 +101,11 @@ impl OrtDecoder {
         };
         let memory = CpuMemory::new()?;
         let layers = manifest.layers();
-        let per_buffer = d.num_kv_heads * capacity * d.head_dim;
-        let mut kv: Vec<KvBuffer> = (0..2 * layers).map(|_| KvBuffer::new(per_buffer, kv_elem)).collect();
+        let per_buffer = d.num_kv_heads.checked_mul(capacity).and_then(|n| n.checked_mul(d.head_dim));
+        let per_buffer = per_buffer.ok_or_else(|| {
+            Error::allocation::<u8>("a KV cache buffer", d.num_kv_heads as u128 * capacity as u128 * d.head_dim as u128 * kv_elem.size() as u128)
+        })?;
+        let mut kv: Vec<KvBuffer> = (0..2 * layers).map(|_| KvBuffer::new(per_buffer, kv_elem)).collect::<Result<_>>()?;
         let shape = [1, d.num_kv_heads as i64, capacity as i64, d.head_dim as i64];
         let mut kv_views = Vec::with_capacity(kv.len());
         for buf in &mut kv {
@@ -188,13 +207,9 @@ impl DecoderGraph for OrtDecoder {
         let seqlens = [(total - 1) as i32];
         let total_len = [total as i32];
         // Grown on demand, then reused: steady-state decoding allocates no buffers.
-        if self.logits.len() < rows * self.vocab {
-            self.logits.resize(rows * self.vocab, 0.0);
-        }
+        crate::error::try_resize(&mut self.logits, rows * self.vocab, 0.0, "logits")?;
         if let Some(h) = self.hidden_states.as_mut() {
-            if h.len() < s as usize * self.hidden {
-                h.resize(s as usize * self.hidden, 0.0);
-            }
+            crate::error::try_resize(h, s as usize * self.hidden, 0.0, "hidden states")?;
         }
         let m = &self.memory;
         let ids = view_of(m, &x.input_ids, &[1, s], Elem::I64)?;

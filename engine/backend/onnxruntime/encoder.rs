@@ -59,9 +59,7 @@ impl EncoderGraph for OrtEncoder {
             )));
         }
         let out_len = n * self.width;
-        if self.logits.len() < out_len {
-            self.logits.resize(out_len, 0.0);
-        }
+        crate::error::try_resize(&mut self.logits, out_len, 0.0, "CTC logits")?;
         let shape = [batch as i64, positions as i64];
         let m = &self.memory;
         // SAFETY: the slices outlive the run (views drop at the end of this function); ORT never writes inputs.
