@@ -43,7 +43,6 @@ struct Scratch {
     xn: DeviceBuffer,
     qkv: DeviceBuffer,
     attn: DeviceBuffer,
-    gu: DeviceBuffer,
     act: DeviceBuffer,
     xr: DeviceBuffer,
     ids: DeviceBuffer,
@@ -117,7 +116,6 @@ impl CudaDecoder {
             xn: f32s(CHUNK_ROWS * h)?,
             qkv: f32s(CHUNK_ROWS * shape.qkv_width())?,
             attn: f32s(CHUNK_ROWS * shape.heads * d)?,
-            gu: f32s(CHUNK_ROWS * 2 * shape.ffn)?,
             act: f32s(CHUNK_ROWS * shape.ffn)?,
             xr: f32s(CHUNK_ROWS * h)?,
             ids: f32s(CHUNK_ROWS)?,
@@ -299,9 +297,11 @@ impl CudaDecoder {
                 block: MATMUL_THREADS,
                 shared: 0,
             };
+            // Same sums either way (batch invariance); the one-row variant keeps more loads in flight.
+            let f = if m == 1 { k.matmul } else { k.matmul_tile };
             self.go(
                 name,
-                k.matmul,
+                f,
                 geometry,
                 &[
                     Arg::Ptr(x),
@@ -381,13 +381,23 @@ impl CudaDecoder {
                 &[Arg::Ptr(sc.x.ptr), Arg::Ptr(0), Arg::Ptr(w.ffn_norm.ptr), Arg::Ptr(sc.xn.ptr), Arg::I32(h as i32), Arg::F32(sh.eps)],
                 marks,
             )?;
-            matmul("gate_up", sc.xn.ptr, w.gate_up.ptr, 0, sc.gu.ptr, rows, 2 * sh.ffn, h, false, marks)?;
-            let elems = (rows * sh.ffn) as u32;
+            // Gate and up rows of one feature per warp, SwiGLU as the epilogue: writes act [rows, ffn] directly.
             self.go(
-                "swiglu",
-                k.swiglu,
-                block((elems.div_ceil(BLOCK_THREADS).min(4096), 1)),
-                &[Arg::Ptr(sc.gu.ptr), Arg::Ptr(sc.act.ptr), Arg::I32(rows as i32), Arg::I32(sh.ffn as i32)],
+                "gate_up+swiglu",
+                if rows == 1 { k.matmul_gate_up } else { k.matmul_gate_up_tile },
+                Launch {
+                    grid: ((sh.ffn as u32).div_ceil(MATMUL_THREADS / 32), (rows as u32).div_ceil(MATMUL_ROWS as u32)),
+                    block: MATMUL_THREADS,
+                    shared: 0,
+                },
+                &[
+                    Arg::Ptr(sc.xn.ptr),
+                    Arg::Ptr(w.gate_up.ptr),
+                    Arg::Ptr(sc.act.ptr),
+                    Arg::I32(rows as i32),
+                    Arg::I32(sh.ffn as i32),
+                    Arg::I32(h as i32),
+                ],
                 marks,
             )?;
             matmul("down", sc.act.ptr, w.down.ptr, 0, sc.x.ptr, rows, h, sh.ffn, true, marks)?;

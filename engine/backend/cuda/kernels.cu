@@ -40,11 +40,10 @@ __device__ __forceinline__ half_bits f2h(float f) {
 // y[m, n] (+)= sum_k x[m, k] * W[n, k] (+ bias[n]) for m < M.
 // W: float16 [N, K] row-major (out_features, in_features); x, y: float32 row-major. K % 8 == 0 (checked at load).
 // One warp per output feature n; lanes walk K in 8-element (16-byte) chunks, so a warp streams its weight row with
-// coalesced 128-bit loads and reuses each loaded chunk for all rows of the tile. Each lane first issues UNROLL
+// coalesced 128-bit loads and reuses each loaded chunk for all rows of the tile. Each lane first issues U
 // weight loads, then uses them: a decode step is one row, so the kernel is bound by how many loads are in flight,
 // not by arithmetic (measured on an H200: the one-load-at-a-time loop reached 29% of copy bandwidth on an 8B
 // shape). The reduction order depends on K and the lane layout only, never on M.
-#define UNROLL 4
 __device__ __forceinline__ void fma8(float& s, const float* wf, const float* xr) {
     const float4 a = reinterpret_cast<const float4*>(xr)[0];
     const float4 b = reinterpret_cast<const float4*>(xr)[1];
@@ -58,55 +57,130 @@ __device__ __forceinline__ void fma8(float& s, const float* wf, const float* xr)
     s = fmaf(wf[7], b.w, s);
 }
 
-extern "C" __global__ void __launch_bounds__(128) matmul_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
-                                                              const float* __restrict__ bias, float* __restrict__ y,
-                                                              int M, int N, int K, int accumulate) {
-    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
-    const int lane = threadIdx.x & 31;
-    if (warp >= N) return;
-    const int m0 = blockIdx.y * MT;
-    const int mt = min(MT, M - m0);
-    const half_bits* wr = w + (size_t)warp * K;
-    const float* xt = x + (size_t)m0 * K;
-    float acc[MT];
+// OUTS weight rows per warp (1, or 2 for gate/up + SwiGLU), U chunks in flight per row and lane.
+template <int OUTS, int U>
+__device__ __forceinline__ void dot_rows(const float* __restrict__ xt, int mt, int K, const half_bits* const* wr,
+                                         int lane, float (&acc)[OUTS][MT]) {
 #pragma unroll
-    for (int i = 0; i < MT; i++) acc[i] = 0.f;
-    for (int k0 = lane * 8; k0 < K; k0 += 256 * UNROLL) {
-        uint4 raw[UNROLL];
+    for (int o = 0; o < OUTS; o++)
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            const int k = k0 + u * 256;
-            raw[u] = k < K ? __ldg(reinterpret_cast<const uint4*>(wr + k)) : make_uint4(0u, 0u, 0u, 0u);
-        }
+        for (int i = 0; i < MT; i++) acc[o][i] = 0.f;
+    for (int k0 = lane * 8; k0 < K; k0 += 256 * U) {
+        uint4 raw[OUTS][U];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
+        for (int o = 0; o < OUTS; o++)
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int k = k0 + u * 256;
+                raw[o][u] = k < K ? __ldg(reinterpret_cast<const uint4*>(wr[o] + k)) : make_uint4(0u, 0u, 0u, 0u);
+            }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
             const int k = k0 + u * 256;
             if (k < K) {
-                const unsigned int words[4] = {raw[u].x, raw[u].y, raw[u].z, raw[u].w};
-                float wf[8];
 #pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    wf[2 * j] = h2f((half_bits)(words[j] & 0xffffu));
-                    wf[2 * j + 1] = h2f((half_bits)(words[j] >> 16));
-                }
+                for (int o = 0; o < OUTS; o++) {
+                    const unsigned int words[4] = {raw[o][u].x, raw[o][u].y, raw[o][u].z, raw[o][u].w};
+                    float wf[8];
 #pragma unroll
-                for (int i = 0; i < MT; i++) {
-                    if (i < mt) fma8(acc[i], wf, xt + (size_t)i * K + k);
+                    for (int j = 0; j < 4; j++) {
+                        wf[2 * j] = h2f((half_bits)(words[j] & 0xffffu));
+                        wf[2 * j + 1] = h2f((half_bits)(words[j] >> 16));
+                    }
+#pragma unroll
+                    for (int i = 0; i < MT; i++) {
+                        if (i < mt) fma8(acc[o][i], wf, xt + (size_t)i * K + k);
+                    }
                 }
             }
         }
     }
 #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        float s = acc[i];
+    for (int o = 0; o < OUTS; o++)
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
-        if (lane == 0 && i < mt) {
-            if (bias != nullptr) s += bias[warp];
-            float* dst = y + (size_t)(m0 + i) * N + warp;
-            *dst = accumulate ? (*dst + s) : s;
+        for (int i = 0; i < MT; i++) {
+            float s = acc[o][i];
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+            acc[o][i] = s;
+        }
+}
+
+// One output feature per warp. U (chunks in flight per lane) is chosen per launch by the host: 8 for one-row
+// passes (decode: bound by loads in flight; 4 reached 42% of copy bandwidth on the 8B shape, 8 reached 49%), 4 for
+// tiles of several rows (verify: 8 raised the k=8 verify cost from 2.9x to 4.2x a step, register pressure). A lane
+// adds its chunks in increasing k whatever U is, so both variants give every row the same bits.
+template <int U>
+__device__ __forceinline__ void matmul_one(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                           const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
+                                           int accumulate) {
+    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = threadIdx.x & 31;
+    if (warp >= N) return;
+    const int m0 = blockIdx.y * MT;
+    const int mt = min(MT, M - m0);
+    const half_bits* rows[1] = {w + (size_t)warp * K};
+    float acc[1][MT];
+    dot_rows<1, U>(x + (size_t)m0 * K, mt, K, rows, lane, acc);
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < MT; i++) {
+            if (i < mt) {
+                float s = acc[0][i];
+                if (bias != nullptr) s += bias[warp];
+                float* dst = y + (size_t)(m0 + i) * N + warp;
+                *dst = accumulate ? (*dst + s) : s;
+            }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                                              const float* __restrict__ bias, float* __restrict__ y,
+                                                              int M, int N, int K, int accumulate) {
+    matmul_one<8>(x, w, bias, y, M, N, K, accumulate);
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_tile_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                                                   const float* __restrict__ bias, float* __restrict__ y,
+                                                                   int M, int N, int K, int accumulate) {
+    matmul_one<4>(x, w, bias, y, M, N, K, accumulate);
+}
+
+// act[m, n] = silu(x . W[n]) * (x . W[F + n]) for the fused [2F, K] gate/up matrix (gate rows, then up rows), N = F:
+// one warp computes both dot products of its feature, so SwiGLU is the epilogue (one launch and one round trip
+// per layer fewer, and nothing is recomputed). U per launch as above (4 for one row, 2 for tiles).
+template <int U>
+__device__ __forceinline__ void gate_up(const float* __restrict__ x, const half_bits* __restrict__ w, float* __restrict__ act,
+                                        int M, int F, int K) {
+    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = threadIdx.x & 31;
+    if (warp >= F) return;
+    const int m0 = blockIdx.y * MT;
+    const int mt = min(MT, M - m0);
+    const half_bits* rows[2] = {w + (size_t)warp * K, w + (size_t)(F + warp) * K};
+    float acc[2][MT];
+    dot_rows<2, U>(x + (size_t)m0 * K, mt, K, rows, lane, acc);
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < MT; i++) {
+            if (i < mt) {
+                const float g = acc[0][i];
+                act[(size_t)(m0 + i) * F + warp] = (g / (1.0f + expf(-g))) * acc[1][i];
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_gate_up_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                                                      float* __restrict__ act, int M, int F, int K) {
+    gate_up<4>(x, w, act, M, F, K);
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_gate_up_tile_f16w(const float* __restrict__ x,
+                                                                           const half_bits* __restrict__ w,
+                                                                           float* __restrict__ act, int M, int F, int K) {
+    gate_up<2>(x, w, act, M, F, K);
 }
 
 // Fixed-order block reduction (blockDim.x a power of two, <= 1024) over `scratch` (blockDim.x floats).
@@ -138,13 +212,20 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
 // y[r] = x[rows[r]] / sqrt(mean(x^2) + eps) * w. One block per output row; rows == nullptr means r itself.
 extern "C" __global__ void rmsnorm(const float* __restrict__ x, const int* __restrict__ rows,
                                    const float* __restrict__ w, float* __restrict__ y, int H, float eps) {
-    __shared__ float scratch[1024];
+    // Warp shuffles, then the warps' partial sums added in warp order by every thread: one barrier instead of the
+    // eight of a shared-memory tree (the kernel runs twice per layer and is latency-bound at decode).
+    __shared__ float partial[32];
     const int r = blockIdx.x;
     const int src = rows != nullptr ? rows[r] : r;
     const float* xr = x + (size_t)src * H;
     float ss = 0.f;
     for (int i = threadIdx.x; i < H; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
-    const float total = block_sum(ss, scratch);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+    if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
+    __syncthreads();
+    float total = 0.f;
+    for (int i = 0; i < (int)(blockDim.x >> 5); i++) total += partial[i];
     const float inv = 1.0f / sqrtf(total / (float)H + eps);
     for (int i = threadIdx.x; i < H; i += blockDim.x) y[(size_t)r * H + i] = (xr[i] * inv) * w[i];
 }
@@ -370,18 +451,6 @@ extern "C" __global__ void __launch_bounds__(1024) attention_d128(const float* _
                                                                  const int* __restrict__ params, float* __restrict__ out,
                                                                  int NH, int KVH, int D, int cap, float scale) {
     attention_fixed<128>(qkv, kc, vc, bias, params, out, NH, KVH, cap, scale);
-}
-
-// act[m, f] = silu(gu[m, f]) * gu[m, F + f] for the [M, 2F] gate/up output.
-extern "C" __global__ void swiglu(const float* __restrict__ gu, float* __restrict__ act, int M, int F) {
-    const size_t n = (size_t)M * F;
-    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n; t += (size_t)gridDim.x * blockDim.x) {
-        const size_t m = t / F;
-        const size_t f = t % F;
-        const float g = gu[m * 2 * F + f];
-        const float u = gu[m * 2 * F + F + f];
-        act[t] = (g / (1.0f + expf(-g))) * u;
-    }
 }
 
 // Accepted-path compaction: for every layer and KV head, slot dst0 + i takes slot src[i] (i ascending; src[i] >=

@@ -26,15 +26,17 @@ pub const MATMUL_ROWS: usize = 8;
 pub const MATMUL_THREADS: u32 = 128;
 
 /// Every kernel the decoder launches.
-pub const KERNEL_NAMES: [&str; 11] = [
+pub const KERNEL_NAMES: [&str; 13] = [
     "matmul_f16w",
+    "matmul_tile_f16w",
+    "matmul_gate_up_f16w",
+    "matmul_gate_up_tile_f16w",
     "rmsnorm",
     "embed_rows",
     "rope_store_kv",
     "attention",
     "attention_d64",
     "attention_d128",
-    "swiglu",
     "compact_kv",
     "fill_random_f16",
     "fill_f32",
@@ -74,6 +76,12 @@ pub struct Kernels {
     _module: Module,
     /// `matmul_f16w`.
     pub matmul: Function,
+    /// `matmul_tile_f16w` (the same sums with fewer loads in flight, for passes of several rows).
+    pub matmul_tile: Function,
+    /// `matmul_gate_up_f16w` (gate and up rows per warp, SwiGLU epilogue).
+    pub matmul_gate_up: Function,
+    /// `matmul_gate_up_tile_f16w` (for passes of several rows).
+    pub matmul_gate_up_tile: Function,
     /// `rmsnorm`.
     pub rmsnorm: Function,
     /// `embed_rows`.
@@ -86,8 +94,6 @@ pub struct Kernels {
     pub attention_d64: Function,
     /// `attention_d128` (head_dim 128).
     pub attention_d128: Function,
-    /// `swiglu`.
-    pub swiglu: Function,
     /// `compact_kv`.
     pub compact_kv: Function,
     /// `fill_random_f16` (synthetic benchmark weights).
@@ -103,13 +109,15 @@ impl Kernels {
         let module = Module::load_ptx(&ptx)?;
         Ok(Arc::new(Kernels {
             matmul: module.function("matmul_f16w")?,
+            matmul_tile: module.function("matmul_tile_f16w")?,
+            matmul_gate_up: module.function("matmul_gate_up_f16w")?,
+            matmul_gate_up_tile: module.function("matmul_gate_up_tile_f16w")?,
             rmsnorm: module.function("rmsnorm")?,
             embed: module.function("embed_rows")?,
             rope_store_kv: module.function("rope_store_kv")?,
             attention: module.function("attention")?,
             attention_d64: module.function("attention_d64")?,
             attention_d128: module.function("attention_d128")?,
-            swiglu: module.function("swiglu")?,
             compact_kv: module.function("compact_kv")?,
             fill_random_f16: module.function("fill_random_f16")?,
             fill_f32: module.function("fill_f32")?,
