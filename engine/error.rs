@@ -64,6 +64,19 @@ pub enum Error {
         /// The model's maximum position count.
         model_max: usize,
     },
+    /// A text prompt too long to fit the context whatever it tokenizes to, refused before tokenizing it (which
+    /// costs ~100x the text's size in memory).
+    #[error("prompt has {bytes} bytes, more than the {limit} a context of {context} tokens can hold (at most {per_token} bytes per token); shorten the prompt or raise the pipeline's top-level context_length")]
+    PromptTooLarge {
+        /// UTF-8 bytes of the prompt text (all message contents and roles for a chat).
+        bytes: usize,
+        /// The byte limit: `context * per_token`.
+        limit: usize,
+        /// The KV capacity in use.
+        context: usize,
+        /// The bytes-per-token bound ([`crate::pipeline::MAX_PROMPT_BYTES_PER_TOKEN`]).
+        per_token: usize,
+    },
     /// A request that is invalid on its own (bad sampling values, empty prompt, ...).
     #[error("invalid request: {0}")]
     InvalidRequest(String),

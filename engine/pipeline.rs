@@ -18,6 +18,11 @@ use crate::stats::Stats;
 use crate::strategy::{self, DecodeContext, Strategy};
 use crate::text::{chat_template, ChatMessage, ChatTemplate, Tokenizer};
 
+/// The most UTF-8 bytes of prompt text per token of context: longer text is refused before tokenizing
+/// ([`Error::PromptTooLarge`]). Generous: BPE tokens of real text average 3-5 bytes, and the longest tokens of
+/// common vocabularies (runs of spaces or dashes) stay well below it.
+pub const MAX_PROMPT_BYTES_PER_TOKEN: usize = 128;
+
 /// A loaded pipeline.
 pub struct Pipeline {
     name: String,
@@ -170,10 +175,29 @@ impl Pipeline {
         &mut self.target
     }
 
+    /// Refuses text too long for the context before it is tokenized: no tokenizer turns more than
+    /// [`MAX_PROMPT_BYTES_PER_TOKEN`] bytes into one token of a prompt that fits, so the work stays bounded by the
+    /// context length whatever the caller sends.
+    fn check_prompt_bytes(&self, bytes: usize) -> Result<()> {
+        let context = self.target.capacity();
+        let limit = context.saturating_mul(MAX_PROMPT_BYTES_PER_TOKEN);
+        if bytes > limit {
+            return Err(Error::PromptTooLarge { bytes, limit, context, per_token: MAX_PROMPT_BYTES_PER_TOKEN });
+        }
+        Ok(())
+    }
+
     /// Prompt token ids of a request (chat template applied when asked; control-token text inside chat messages
     /// encodes as text unless the request sets `trusted_messages`).
     pub fn prompt_tokens(&self, request: &GenerationRequest) -> Result<Vec<u32>> {
         let chat = request.chat.unwrap_or(self.config.generation.chat);
+        match &request.prompt {
+            Some(Prompt::Text(t)) => self.check_prompt_bytes(t.len())?,
+            Some(Prompt::Messages(m)) => {
+                self.check_prompt_bytes(m.iter().map(|m| m.content.len().saturating_add(m.role.len())).fold(0, usize::saturating_add))?
+            }
+            Some(Prompt::Tokens(_)) | None => {}
+        }
         let tokens = match &request.prompt {
             None => return Err(Error::InvalidRequest("no prompt".into())),
             Some(Prompt::Tokens(t)) => t.clone(),

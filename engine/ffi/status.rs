@@ -63,7 +63,7 @@ impl specrt_status {
             Error::Config { .. } => specrt_status::SPECRT_CONFIG,
             Error::Model { .. } | Error::Contract { .. } | Error::Tokenizer(_) | Error::ChatTemplate(_) => specrt_status::SPECRT_MODEL,
             Error::RuntimeLibrary(_) | Error::Backend(_) | Error::Provider { .. } | Error::Allocation { .. } => specrt_status::SPECRT_BACKEND,
-            Error::PromptTooLong { .. } => specrt_status::SPECRT_PROMPT_TOO_LONG,
+            Error::PromptTooLong { .. } | Error::PromptTooLarge { .. } => specrt_status::SPECRT_PROMPT_TOO_LONG,
             Error::InvalidRequest(_) | Error::InvalidValue { .. } => specrt_status::SPECRT_INVALID_ARGUMENT,
             Error::Cancelled => specrt_status::SPECRT_CANCELLED,
             Error::Internal(_) => specrt_status::SPECRT_PANIC,

@@ -49,7 +49,7 @@ impl ApiError {
                 ApiError::invalid(param, "invalid_value", e.to_string())
             }
             Error::InvalidRequest(_) => ApiError::invalid(None, "invalid_value", e.to_string()),
-            Error::PromptTooLong { .. } => ApiError::invalid(None, "context_length_exceeded", e.to_string()),
+            Error::PromptTooLong { .. } | Error::PromptTooLarge { .. } => ApiError::invalid(None, "context_length_exceeded", e.to_string()),
             Error::ChatTemplate(_) => ApiError::invalid(Some("messages"), "invalid_value", e.to_string()),
             Error::Cancelled => ApiError::new(499, "cancelled", "cancelled", e.to_string()),
             _ => ApiError::new(500, "server_error", "internal_error", e.to_string()),

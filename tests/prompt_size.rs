@@ -1,0 +1,35 @@
+//! Prompt text is bounded by the context before it is tokenized (issue 17: a 50 MB prompt file took 31 s and
+//! 5.3 GB before "prompt too long"). The check is on bytes (`pipeline::MAX_PROMPT_BYTES_PER_TOKEN` per context
+//! token), so the error comes back without the tokenizer ever seeing the text; the test checks the error and the
+//! limit it names, not a time.
+
+mod common;
+
+use specrt::pipeline::MAX_PROMPT_BYTES_PER_TOKEN;
+use specrt::{ChatMessage, Error, GenerationRequest, Pipeline, Prompt};
+
+#[test]
+fn oversized_prompts_are_refused_before_tokenizing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pipeline = Pipeline::load(&common::pipeline_yaml(dir.path(), &common::tiny(), "context_length: 64\n")).unwrap();
+    let limit = 64 * MAX_PROMPT_BYTES_PER_TOKEN;
+    // 16 MiB of text: tokenizing it would take seconds and gigabytes; refusing it takes a length check.
+    let huge = "a ".repeat(8 << 20);
+    for request in [
+        GenerationRequest::text(huge.clone()),
+        GenerationRequest { prompt: Some(Prompt::Text(huge.clone())), chat: Some(true), ..Default::default() },
+        GenerationRequest { prompt: Some(Prompt::Messages(vec![ChatMessage::user(huge.clone())])), ..Default::default() },
+    ] {
+        let err = pipeline.generate(&request, &mut |_| true).unwrap_err();
+        assert!(matches!(err, Error::PromptTooLarge { bytes, limit: l, context: 64, .. } if bytes >= huge.len() && l == limit), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains(&limit.to_string()) && msg.contains("context_length"), "{msg}");
+    }
+    // Text at the byte limit goes on to the token count, which decides as before.
+    let at_limit = "a".repeat(limit);
+    let err = pipeline.generate(&GenerationRequest::text(at_limit), &mut |_| true).unwrap_err();
+    assert!(matches!(err, Error::PromptTooLong { context: 64, .. }), "{err}");
+    // A prompt that fits still generates.
+    let out = pipeline.generate(&GenerationRequest { max_tokens: Some(2), ..GenerationRequest::text("hello there") }, &mut |_| true).unwrap();
+    assert!(!out.tokens.is_empty());
+}
