@@ -455,6 +455,141 @@ fn two_threads_generate_on_one_pipeline_one_after_another() {
     unsafe { specrt_pipeline_free(&mut (p.0 as *mut _)) };
 }
 
+/// What a re-entering callback does and records: the status and message of each call it makes on the pipeline
+/// that is calling it.
+struct Reenter {
+    pipeline: *mut specrt_pipeline,
+    request: *const specrt_request,
+    free_instead: bool,
+    seen: Vec<(specrt_status, String, bool)>,
+}
+
+unsafe extern "C" fn reenter(_: *const c_char, _: usize, user: *mut c_void) -> c_int {
+    let r = &mut *(user as *mut Reenter);
+    if r.free_instead {
+        let mut p = r.pipeline;
+        let st = specrt_pipeline_free(&mut p);
+        r.seen.push((st, last_error(), p == r.pipeline));
+    } else {
+        let mut res = null_mut();
+        let st = specrt_generate(r.pipeline, r.request, None, null_mut(), &mut res);
+        r.seen.push((st, last_error(), res.is_null()));
+    }
+    // Cancelling from the callback is allowed (it takes no lock).
+    let st = specrt_pipeline_cancel(r.pipeline);
+    r.seen.push((st, last_error(), true));
+    0
+}
+
+/// Runs a generation whose callback calls back into the same pipeline, on a thread, so that a deadlock fails
+/// the test (after a minute) instead of hanging it. Returns what the callback saw and the generation's status.
+fn run_reentering(free_instead: bool) -> (Vec<(specrt_status, String, bool)>, specrt_status, String) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let p = load("");
+        let r = request("re-enter", 3);
+        let mut state = Reenter { pipeline: p, request: r, free_instead, seen: Vec::new() };
+        let mut res = null_mut();
+        let st = unsafe { specrt_generate(p, r, Some(reenter), (&mut state as *mut Reenter).cast(), &mut res) };
+        let finish = if st == SPECRT_OK { get_string(res, "finish_reason") } else { last_error() };
+        // The pipeline is still usable, and can be freed once the generation has returned.
+        let r2 = request("after", 2);
+        let (st2, mut res2) = generate(p, r2, &mut Collector::new());
+        expect(st2, SPECRT_OK, &[]);
+        unsafe {
+            specrt_result_free(&mut res);
+            specrt_result_free(&mut res2);
+            specrt_request_free(&mut (r as *mut _));
+            specrt_request_free(&mut (r2 as *mut _));
+            expect(specrt_pipeline_free(&mut (p as *mut _)), SPECRT_OK, &[]);
+        }
+        let _ = tx.send((state.seen, st, finish));
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("a call from inside the stream callback deadlocked (or the thread panicked)")
+}
+
+/// Issue 17 item 1: `specrt_generate` on the same pipeline from inside its own callback waited forever for the
+/// pipeline's mutex; it returns SPECRT_REENTRANT with a message, and the outer generation goes on.
+#[test]
+fn generate_inside_its_own_callback_is_refused() {
+    let (seen, st, finish) = run_reentering(false);
+    assert_eq!(st, SPECRT_OK, "{finish}");
+    assert_eq!(finish, "cancelled", "the callback's cancel stops the outer generation");
+    let (inner, message, no_result) = &seen[0];
+    assert_eq!(*inner, SPECRT_REENTRANT, "{message}");
+    assert!(message.contains("specrt_generate") && message.contains("stream callback"), "{message}");
+    assert!(no_result, "no result on SPECRT_REENTRANT");
+    assert_eq!(seen[1].0, SPECRT_OK, "cancel from the callback: {}", seen[1].1);
+}
+
+/// Issue 17 item 2 (inside the callback): freeing the pipeline from its own callback returned OK and the running
+/// generation then failed on freed memory; it is refused with SPECRT_REENTRANT and the pointer is left alone.
+#[test]
+fn free_inside_its_own_callback_is_refused() {
+    let (seen, st, finish) = run_reentering(true);
+    assert_eq!(st, SPECRT_OK, "{finish}");
+    let (inner, message, untouched) = &seen[0];
+    assert_eq!(*inner, SPECRT_REENTRANT, "{message}");
+    assert!(message.contains("specrt_pipeline_free"), "{message}");
+    assert!(untouched, "a refused free leaves the caller's pointer as it was");
+}
+
+/// Issue 17 item 2 (another thread): freeing a pipeline while it generates crashed inside ONNX Runtime. Free
+/// cancels the running generation (it returns OK, "cancelled"), makes a call waiting for the pipeline return
+/// SPECRT_CANCELLED, waits for both, and only then frees.
+#[test]
+fn free_from_another_thread_waits_for_the_running_generation() {
+    let p = SendPtr(load(
+        "context_length: 1024
+",
+    ));
+    let r = SendPtr(request("free me", 1000));
+    let (first_tx, first_rx) = mpsc::channel();
+    let (queued_tx, queued_rx) = mpsc::channel();
+    // A second call that waits for the pipeline's mutex while the first generation runs.
+    let waiter = {
+        let (p, r) = (SendPtr(p.0), SendPtr(r.0));
+        std::thread::spawn(move || {
+            let (p, r) = (p, r);
+            first_rx.recv().unwrap();
+            queued_tx.send(()).unwrap();
+            let mut res = null_mut();
+            let st = unsafe { specrt_generate(p.0, r.0, None, null_mut(), &mut res) };
+            (st, last_error(), res.is_null())
+        })
+    };
+    let freer = {
+        let p = SendPtr(p.0);
+        std::thread::spawn(move || {
+            let mut p = p;
+            queued_rx.recv().unwrap();
+            // Give the waiter time to block on the pipeline (it is counted once it is inside specrt_generate).
+            std::thread::sleep(Duration::from_millis(300));
+            let st = unsafe { specrt_pipeline_free(&mut p.0) };
+            (st, last_error(), p.0.is_null(), Instant::now())
+        })
+    };
+    let mut c = Collector::new();
+    c.delay = Duration::from_millis(5);
+    c.first_piece = Some(first_tx);
+    let (st, mut res) = generate(p.0, r.0, &mut c);
+    expect(st, SPECRT_OK, &[]);
+    assert_eq!(get_string(res, "finish_reason"), "cancelled");
+    assert!(get_i64(res, "new_tokens") < 1000);
+    let (free_status, free_error, nulled, freed_at) = freer.join().unwrap();
+    assert_eq!(free_status, SPECRT_OK, "{free_error}");
+    assert!(nulled, "free nulls the caller's pointer");
+    assert!(freed_at >= *c.times.last().unwrap(), "free returned before the generation it cancelled had ended");
+    let (waiter_status, waiter_error, no_result) = waiter.join().unwrap();
+    assert_eq!(waiter_status, SPECRT_CANCELLED, "{waiter_error}");
+    assert!(waiter_error.contains("freed"), "{waiter_error}");
+    assert!(no_result);
+    unsafe {
+        specrt_result_free(&mut res);
+        specrt_request_free(&mut (r.0 as *mut _));
+    }
+}
+
 #[test]
 fn last_error_is_per_thread() {
     unsafe { specrt_request_new(null_mut()) };
@@ -589,7 +724,7 @@ fn fuzz_entry_points_with_random_arguments() {
             }
         };
         let err = last_error();
-        assert!((st as i32) >= 0 && (st as i32) <= SPECRT_PANIC as i32);
+        assert!((st as i32) >= 0 && (st as i32) <= SPECRT_REENTRANT as i32);
         assert_ne!(st, SPECRT_PANIC, "call {calls} (seed {seed}) panicked: {err}");
         assert_eq!(st == SPECRT_OK, err.is_empty(), "call {calls}: status {st:?} with message {err:?}");
     }

@@ -1,11 +1,12 @@
 //! `specrt_pipeline`: a loaded pipeline, and `specrt_generate`.
 
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use super::error::{guard, out_arg, str_arg, FfiResult};
+use super::error::{guard, out_arg, str_arg, FfiError, FfiResult};
 use super::handle::{self, HandleKind};
 use super::request::{specrt_request, RequestState};
 use super::result::{specrt_result, ResultState};
@@ -14,17 +15,109 @@ use crate::pipeline::Pipeline;
 
 /// A loaded pipeline (opaque). Thread-safe: any thread may use it, and calls of `specrt_generate` on one
 /// pipeline from several threads run one after another (a mutex; each waits for the previous to finish).
-/// `specrt_pipeline_cancel` may be called from any thread at any time. It must not be freed while another
-/// call uses it.
+/// `specrt_pipeline_cancel` may be called from any thread at any time, including from a stream callback.
+/// From inside its own stream callback, `specrt_generate` and `specrt_pipeline_free` on the same pipeline
+/// return `SPECRT_REENTRANT` (they would wait for, or free, the generation that is calling them).
+/// `specrt_pipeline_free` from another thread while a generation runs cancels it and waits for it (and for
+/// calls waiting for the pipeline) before freeing.
 #[allow(non_camel_case_types)]
 pub struct specrt_pipeline {
     _private: [u8; 0],
 }
 
-/// The state behind a `specrt_pipeline`.
+/// The state behind a `specrt_pipeline`. The parts a running call uses live behind an `Arc`, so that
+/// `specrt_pipeline_free` can release the handle while a generation still holds what it needs and then wait
+/// for it: freeing can never pull the pipeline out from under a running call.
 pub struct PipelineState {
+    shared: Arc<Shared>,
+}
+
+/// What `specrt_generate` holds for the duration of a call.
+struct Shared {
     pipeline: Mutex<Pipeline>,
     cancel: AtomicBool,
+    /// Set by `specrt_pipeline_free`: calls still waiting for the mutex return instead of generating.
+    closing: AtomicBool,
+    /// Calls of `specrt_generate` inside the pipeline (running or waiting for the mutex); free waits for 0.
+    active: Mutex<usize>,
+    idle: Condvar,
+}
+
+/// Serializes "check the handle and take a reference" (generate, cancel) against "check the handle and
+/// release it" (free). Without it a call could read the handle after a concurrent free released it. Held only
+/// for those few instructions, never during a generation or while free waits.
+static HANDLES: Mutex<()> = Mutex::new(());
+
+fn handles() -> MutexGuard<'static, ()> {
+    // Nothing runs under this lock that can panic halfway through a change; a poisoned lock is still usable.
+    HANDLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+thread_local! {
+    /// The pipelines whose generation runs on this thread (their `Shared` addresses). A call on one of them can
+    /// only come from its own stream callback: waiting for the pipeline's mutex there would wait forever.
+    static RUNNING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+fn key(shared: &Arc<Shared>) -> usize {
+    Arc::as_ptr(shared) as usize
+}
+
+fn running_here(shared: &Arc<Shared>) -> bool {
+    RUNNING.try_with(|r| r.borrow().contains(&key(shared))).unwrap_or(false)
+}
+
+fn reentrant(function: &str) -> FfiError {
+    FfiError::new(
+        specrt_status::SPECRT_REENTRANT,
+        format!(
+            "called from inside a stream callback of a generation on the same pipeline; {function} would wait for \
+             (or free) the generation that is calling it. Return from the callback first (it may call \
+             specrt_pipeline_cancel, or return nonzero to stop)"
+        ),
+    )
+}
+
+/// Marks a generation as running on this thread while alive.
+struct RunningMark(usize);
+
+impl RunningMark {
+    fn new(shared: &Arc<Shared>) -> Self {
+        let k = key(shared);
+        let _ = RUNNING.try_with(|r| r.borrow_mut().push(k));
+        RunningMark(k)
+    }
+}
+
+impl Drop for RunningMark {
+    fn drop(&mut self) {
+        let _ = RUNNING.try_with(|r| {
+            let mut r = r.borrow_mut();
+            if let Some(i) = r.iter().rposition(|&k| k == self.0) {
+                r.remove(i);
+            }
+        });
+    }
+}
+
+/// Counts a call in `Shared::active` while alive (also when the call fails or panics), waking a waiting free.
+struct ActiveCall(Arc<Shared>);
+
+impl ActiveCall {
+    fn enter(shared: Arc<Shared>) -> Self {
+        *shared.active.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        ActiveCall(shared)
+    }
+}
+
+impl Drop for ActiveCall {
+    fn drop(&mut self) {
+        let mut active = self.0.active.lock().unwrap_or_else(|p| p.into_inner());
+        *active = active.saturating_sub(1);
+        if *active == 0 {
+            self.0.idle.notify_all();
+        }
+    }
 }
 
 impl HandleKind for PipelineState {
@@ -45,7 +138,14 @@ pub type specrt_stream_callback = Option<unsafe extern "C" fn(piece: *const c_ch
 
 fn finish_load(loaded: crate::Result<Pipeline>, out: &mut *mut specrt_pipeline) -> FfiResult {
     let pipeline = loaded?;
-    *out = handle::into_raw(PipelineState { pipeline: Mutex::new(pipeline), cancel: AtomicBool::new(false) });
+    let shared = Shared {
+        pipeline: Mutex::new(pipeline),
+        cancel: AtomicBool::new(false),
+        closing: AtomicBool::new(false),
+        active: Mutex::new(0),
+        idle: Condvar::new(),
+    };
+    *out = handle::into_raw(PipelineState { shared: Arc::new(shared) });
     Ok(())
 }
 
@@ -80,9 +180,39 @@ pub unsafe extern "C" fn specrt_pipeline_load_yaml(
 }
 
 /// Frees `*pipeline` and sets it to NULL; a no-op when `*pipeline` is already NULL.
+///
+/// While generations run on the pipeline (on other threads), free cancels the running one, makes calls still
+/// waiting for the pipeline return `SPECRT_CANCELLED`, waits for all of them to return, and then frees: it
+/// never frees under a running call. Called from inside a stream callback of a generation on this pipeline,
+/// it frees nothing and returns `SPECRT_REENTRANT` (`*pipeline` is left as it was). Using the pointer after
+/// free returns (or passing it to a call that starts after free began) is still an error of the caller.
 #[no_mangle]
 pub unsafe extern "C" fn specrt_pipeline_free(pipeline: *mut *mut specrt_pipeline) -> specrt_status {
-    guard("specrt_pipeline_free", || handle::free::<PipelineState, _>(pipeline, "pipeline"))
+    guard("specrt_pipeline_free", || {
+        if pipeline.is_null() {
+            return Err(FfiError::null("pipeline"));
+        }
+        if (*pipeline).is_null() {
+            return Ok(());
+        }
+        let shared = {
+            let _handles = handles();
+            let shared = handle::get::<PipelineState, _>(*pipeline, "*pipeline")?.shared.clone();
+            if running_here(&shared) {
+                return Err(reentrant("specrt_pipeline_free"));
+            }
+            // `closing` before `cancel`: a call that takes the mutex after this sees `closing`; one that took it
+            // before has already reset `cancel` (see specrt_generate), so the cancel below reaches it.
+            shared.closing.store(true, Ordering::SeqCst);
+            shared.cancel.store(true, Ordering::SeqCst);
+            handle::free::<PipelineState, _>(pipeline, "pipeline")?;
+            shared
+        };
+        // The handle is gone; `shared` keeps the pipeline alive until every call that got in has returned.
+        let active = shared.active.lock().unwrap_or_else(|p| p.into_inner());
+        drop(shared.idle.wait_while(active, |n| *n > 0).unwrap_or_else(|p| p.into_inner()));
+        Ok(())
+    })
 }
 
 /// Asks the generation running on `pipeline` to stop (checked between tokens); it then returns `SPECRT_OK`
@@ -91,7 +221,8 @@ pub unsafe extern "C" fn specrt_pipeline_free(pipeline: *mut *mut specrt_pipelin
 #[no_mangle]
 pub unsafe extern "C" fn specrt_pipeline_cancel(pipeline: *const specrt_pipeline) -> specrt_status {
     guard("specrt_pipeline_cancel", || {
-        handle::get::<PipelineState, _>(pipeline, "pipeline")?.cancel.store(true, Ordering::SeqCst);
+        let _handles = handles();
+        handle::get::<PipelineState, _>(pipeline, "pipeline")?.shared.cancel.store(true, Ordering::SeqCst);
         Ok(())
     })
 }
@@ -100,7 +231,9 @@ pub unsafe extern "C" fn specrt_pipeline_cancel(pipeline: *const specrt_pipeline
 /// it with `specrt_result_free`). `callback` (may be NULL) receives the text as it is generated, with
 /// `user_data`. Calls from several threads on one pipeline run one after another.
 /// Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values), `SPECRT_PROMPT_TOO_LONG`,
-/// `SPECRT_BACKEND`, `SPECRT_MODEL`.
+/// `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a stream callback of a
+/// generation on the same pipeline (it would wait for itself forever; nothing is generated);
+/// `SPECRT_CANCELLED` when `specrt_pipeline_free` was called while this call waited for the pipeline.
 #[no_mangle]
 pub unsafe extern "C" fn specrt_generate(
     pipeline: *const specrt_pipeline,
@@ -110,14 +243,28 @@ pub unsafe extern "C" fn specrt_generate(
     out_result: *mut *mut specrt_result,
 ) -> specrt_status {
     guard("specrt_generate", || {
-        let state = handle::get::<PipelineState, _>(pipeline, "pipeline")?;
+        // Counted as active under the handle lock, so a free that starts after this waits for this call.
+        let call = {
+            let _handles = handles();
+            ActiveCall::enter(handle::get::<PipelineState, _>(pipeline, "pipeline")?.shared.clone())
+        };
+        if running_here(&call.0) {
+            return Err(reentrant("specrt_generate"));
+        }
         let request = handle::get::<RequestState, _>(request, "request")?.request.clone();
         let out = out_arg(out_result, "out_result")?;
         *out = std::ptr::null_mut();
+        let state = &*call.0;
         // A panic in an earlier generation poisons the mutex; every generation resets the model's state first,
         // so the pipeline stays usable.
         let mut pipeline = state.pipeline.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Reset before reading `closing` (free sets them in the other order), so a free racing this call either
+        // stops it here or cancels the generation below.
         state.cancel.store(false, Ordering::SeqCst);
+        if state.closing.load(Ordering::SeqCst) {
+            return Err(FfiError::new(specrt_status::SPECRT_CANCELLED, "the pipeline was freed while this call waited for it"));
+        }
+        let _running = RunningMark::new(&call.0);
         let mut buf: Vec<u8> = Vec::new();
         let mut on_text = |piece: &str| -> bool {
             let Some(cb) = callback else { return true };

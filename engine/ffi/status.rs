@@ -36,6 +36,11 @@ pub enum specrt_status {
     SPECRT_CANCELLED = 10,
     /// A bug: the library panicked. The message says where; the handles involved should be freed.
     SPECRT_PANIC = 11,
+    /// The call was made from inside a stream callback of a generation on the same pipeline
+    /// (`specrt_generate` or `specrt_pipeline_free`): it would wait for the generation that is calling it, or
+    /// free the pipeline under it. Nothing was done; return from the callback first (a callback may call
+    /// `specrt_pipeline_cancel`, or use another pipeline).
+    SPECRT_REENTRANT = 12,
 }
 
 impl specrt_status {
@@ -54,6 +59,7 @@ impl specrt_status {
             specrt_status::SPECRT_PROMPT_TOO_LONG => "SPECRT_PROMPT_TOO_LONG",
             specrt_status::SPECRT_CANCELLED => "SPECRT_CANCELLED",
             specrt_status::SPECRT_PANIC => "SPECRT_PANIC",
+            specrt_status::SPECRT_REENTRANT => "SPECRT_REENTRANT",
         }
     }
 
@@ -72,7 +78,7 @@ impl specrt_status {
     }
 }
 
-const STATUS_NAMES: [&str; 12] = [
+const STATUS_NAMES: [&str; 13] = [
     "SPECRT_OK\0",
     "SPECRT_NULL_ARGUMENT\0",
     "SPECRT_INVALID_UTF8\0",
@@ -85,6 +91,7 @@ const STATUS_NAMES: [&str; 12] = [
     "SPECRT_PROMPT_TOO_LONG\0",
     "SPECRT_CANCELLED\0",
     "SPECRT_PANIC\0",
+    "SPECRT_REENTRANT\0",
 ];
 
 /// The name of a status code (e.g. `"SPECRT_MODEL"`) as a static string; `"SPECRT_UNKNOWN"` for a value that
@@ -106,5 +113,6 @@ mod tests {
             assert_eq!(s.to_str().unwrap(), n.trim_end_matches('\0'));
         }
         assert_eq!(specrt_status::SPECRT_PANIC.name(), STATUS_NAMES[specrt_status::SPECRT_PANIC as usize].trim_end_matches('\0'));
+        assert_eq!(specrt_status::SPECRT_REENTRANT.name(), STATUS_NAMES[specrt_status::SPECRT_REENTRANT as usize].trim_end_matches('\0'));
     }
 }

@@ -16,6 +16,15 @@
  * specrt_pipeline_cancel may be called from any thread at any time. Requests are not synchronized: do not
  * modify a request while a generation uses it. Results are immutable and may be read from any thread.
  *
+ * Re-entrancy: inside a stream callback, specrt_generate and specrt_pipeline_free on the pipeline that is
+ * calling the callback return SPECRT_REENTRANT and do nothing (the first would wait for itself, the second
+ * would free the pipeline under the running generation); specrt_pipeline_cancel is allowed there. Other
+ * pipelines may be used from a callback, but two callbacks that each wait for the other's pipeline deadlock.
+ *
+ * Freeing: specrt_pipeline_free while generations run on the pipeline in other threads cancels the running
+ * one, makes the waiting ones return SPECRT_CANCELLED, waits until all have returned, and then frees. A call
+ * that starts after free has begun, or any use of the pointer afterwards, is an error of the caller.
+ *
  * At load, check specrt_abi_version() == SPECRT_ABI_VERSION.
  */
 
@@ -88,13 +97,23 @@ typedef enum specrt_status {
    * A bug: the library panicked. The message says where; the handles involved should be freed.
    */
   SPECRT_PANIC = 11,
+  /**
+   * The call was made from inside a stream callback of a generation on the same pipeline
+   * (`specrt_generate` or `specrt_pipeline_free`): it would wait for the generation that is calling it, or
+   * free the pipeline under it. Nothing was done; return from the callback first (a callback may call
+   * `specrt_pipeline_cancel`, or use another pipeline).
+   */
+  SPECRT_REENTRANT = 12,
 } specrt_status;
 
 /**
  * A loaded pipeline (opaque). Thread-safe: any thread may use it, and calls of `specrt_generate` on one
  * pipeline from several threads run one after another (a mutex; each waits for the previous to finish).
- * `specrt_pipeline_cancel` may be called from any thread at any time. It must not be freed while another
- * call uses it.
+ * `specrt_pipeline_cancel` may be called from any thread at any time, including from a stream callback.
+ * From inside its own stream callback, `specrt_generate` and `specrt_pipeline_free` on the same pipeline
+ * return `SPECRT_REENTRANT` (they would wait for, or free, the generation that is calling them).
+ * `specrt_pipeline_free` from another thread while a generation runs cancels it and waits for it (and for
+ * calls waiting for the pipeline) before freeing.
  */
 typedef struct specrt_pipeline specrt_pipeline;
 
@@ -156,6 +175,12 @@ enum specrt_status specrt_pipeline_load_yaml(const char *yaml_utf8,
 
 /**
  * Frees `*pipeline` and sets it to NULL; a no-op when `*pipeline` is already NULL.
+ *
+ * While generations run on the pipeline (on other threads), free cancels the running one, makes calls still
+ * waiting for the pipeline return `SPECRT_CANCELLED`, waits for all of them to return, and then frees: it
+ * never frees under a running call. Called from inside a stream callback of a generation on this pipeline,
+ * it frees nothing and returns `SPECRT_REENTRANT` (`*pipeline` is left as it was). Using the pointer after
+ * free returns (or passing it to a call that starts after free began) is still an error of the caller.
  */
 enum specrt_status specrt_pipeline_free(struct specrt_pipeline **pipeline);
 
@@ -171,7 +196,9 @@ enum specrt_status specrt_pipeline_cancel(const struct specrt_pipeline *pipeline
  * it with `specrt_result_free`). `callback` (may be NULL) receives the text as it is generated, with
  * `user_data`. Calls from several threads on one pipeline run one after another.
  * Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values), `SPECRT_PROMPT_TOO_LONG`,
- * `SPECRT_BACKEND`, `SPECRT_MODEL`.
+ * `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a stream callback of a
+ * generation on the same pipeline (it would wait for itself forever; nothing is generated);
+ * `SPECRT_CANCELLED` when `specrt_pipeline_free` was called while this call waited for the pipeline.
  */
 enum specrt_status specrt_generate(const struct specrt_pipeline *pipeline,
                                    const struct specrt_request *request,
