@@ -34,6 +34,20 @@ pub struct ServerConfig {
     /// On SIGINT/SIGTERM, how long in-flight requests may go on before they are cancelled (default 10).
     #[serde(default = "default_shutdown_grace")]
     pub shutdown_grace_seconds: f64,
+    /// How long a client may take to send a request's head (request line and headers), counted from its first
+    /// byte; past it the connection is closed (default 10).
+    #[serde(default = "default_header_read_timeout")]
+    pub header_read_timeout_seconds: f64,
+    /// How long a connection may stay open with no request in progress and no bytes received (before the first
+    /// request, and between keep-alive requests); past it the connection is closed (default 60).
+    #[serde(default = "default_idle_timeout")]
+    pub idle_timeout_seconds: f64,
+    /// How long reading one request body may take; past it the request gets 408 (default 30).
+    #[serde(default = "default_body_read_timeout")]
+    pub body_read_timeout_seconds: f64,
+    /// Most open client connections; a connection beyond it gets 503 and is closed at once (default 256).
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
     /// The pipelines served; a request picks one by its `model` field.
     pub pipelines: Vec<ServedPipeline>,
 }
@@ -69,6 +83,18 @@ fn default_max_body_bytes() -> usize {
 }
 fn default_shutdown_grace() -> f64 {
     10.0
+}
+fn default_header_read_timeout() -> f64 {
+    10.0
+}
+fn default_idle_timeout() -> f64 {
+    60.0
+}
+fn default_body_read_timeout() -> f64 {
+    30.0
+}
+fn default_max_connections() -> usize {
+    256
 }
 
 impl ServerConfig {
@@ -117,6 +143,17 @@ impl ServerConfig {
             return Err(("shutdown_grace_seconds", format!("must be in [0, {MAX_SHUTDOWN_GRACE_SECONDS}] (got {})", self.shutdown_grace_seconds)));
         }
         count("max_body_bytes", self.max_body_bytes, 64, MAX_BODY_BYTES)?;
+        let seconds = |key: &'static str, v: f64, hi: f64| {
+            if v > 0.0 && v <= hi {
+                Ok(())
+            } else {
+                Err((key, format!("must be in (0, {hi}] (got {v})")))
+            }
+        };
+        seconds("header_read_timeout_seconds", self.header_read_timeout_seconds, MAX_HEADER_READ_TIMEOUT_SECONDS)?;
+        seconds("idle_timeout_seconds", self.idle_timeout_seconds, MAX_IDLE_TIMEOUT_SECONDS)?;
+        seconds("body_read_timeout_seconds", self.body_read_timeout_seconds, MAX_BODY_READ_TIMEOUT_SECONDS)?;
+        count("max_connections", self.max_connections, 1, MAX_CONNECTIONS)?;
         if self.pipelines.is_empty() {
             return Err(("pipelines", "list at least one pipeline".into()));
         }
@@ -137,6 +174,14 @@ pub const MAX_SHUTDOWN_GRACE_SECONDS: f64 = 3_600.0;
 pub const MAX_BODY_BYTES: usize = 64 << 20;
 /// Most served pipelines (`pipelines`).
 pub const MAX_PIPELINES: usize = 64;
+/// Longest `header_read_timeout_seconds` (one hour): a slow head holds a connection slot meanwhile.
+pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
+/// Longest `idle_timeout_seconds` (one day): an idle connection holds a connection slot meanwhile.
+pub const MAX_IDLE_TIMEOUT_SECONDS: f64 = 86_400.0;
+/// Longest `body_read_timeout_seconds` (one hour): a slow body holds a connection slot meanwhile.
+pub const MAX_BODY_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
+/// Most `max_connections`: each open connection holds a task and up to ~400 KiB of read buffer.
+pub const MAX_CONNECTIONS: usize = 65_536;
 
 /// 1-based line and column of a top-level key, (0, 0) when not found.
 fn key_line(text: &str, key: &str) -> (usize, usize) {
@@ -178,6 +223,14 @@ mod tests {
             ("shutdown_grace_seconds: 1.0e19", "shutdown_grace_seconds"),
             ("shutdown_grace_seconds: -1", "shutdown_grace_seconds"),
             ("max_body_bytes: 1000000000000", "max_body_bytes"),
+            ("header_read_timeout_seconds: 0", "header_read_timeout_seconds"),
+            ("header_read_timeout_seconds: 1.0e20", "header_read_timeout_seconds"),
+            ("idle_timeout_seconds: .nan", "idle_timeout_seconds"),
+            ("idle_timeout_seconds: 100000", "idle_timeout_seconds"),
+            ("body_read_timeout_seconds: -1", "body_read_timeout_seconds"),
+            ("body_read_timeout_seconds: 3601", "body_read_timeout_seconds"),
+            ("max_connections: 0", "max_connections"),
+            ("max_connections: 1000000", "max_connections"),
         ];
         for (line, key) in cases {
             let text = format!("port: 0\n{line}\npipelines:\n  - config: p.yaml\n");
@@ -187,7 +240,8 @@ mod tests {
         let many: String = (0..65).map(|i| format!("  - config: p{i}.yaml\n")).collect();
         let err = ServerConfig::parse_str(&format!("pipelines:\n{many}"), "s.yaml", Path::new(".")).unwrap_err().to_string();
         assert!(err.contains("pipelines:"), "{err}");
-        let ends = "workers: 64\nqueue_capacity: 65536\nrequest_timeout_seconds: 86400\nshutdown_grace_seconds: 3600\nmax_body_bytes: 67108864\n";
+        let ends = "workers: 64\nqueue_capacity: 65536\nrequest_timeout_seconds: 86400\nshutdown_grace_seconds: 3600\nmax_body_bytes: 67108864\n\
+                    header_read_timeout_seconds: 3600\nidle_timeout_seconds: 86400\nbody_read_timeout_seconds: 3600\nmax_connections: 65536\n";
         ServerConfig::parse_str(&format!("{ends}pipelines:\n  - config: p.yaml\n"), "s.yaml", Path::new(".")).unwrap();
     }
 

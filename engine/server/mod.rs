@@ -4,11 +4,13 @@
 //! ([`worker`]): each served pipeline has a bounded queue and `workers` threads, each owning its own loaded
 //! [`Pipeline`](crate::Pipeline). A full queue answers 429 with `Retry-After`; a request past
 //! `request_timeout_seconds` is cancelled (504); a client that disconnects cancels its generation; a panic in a
-//! generation answers 500 and the worker goes on. See docs/SERVER.md.
+//! generation answers 500 and the worker goes on. Connections are accepted and timed by [`conn`] (header-read,
+//! idle and body timeouts, a connection cap). See docs/SERVER.md.
 
 pub mod api;
 pub mod client;
 pub mod config;
+pub mod conn;
 pub mod metrics;
 pub mod worker;
 
@@ -50,6 +52,7 @@ struct AppState {
     metrics: Arc<Metrics>,
     timeout: Duration,
     max_body_bytes: usize,
+    body_read_timeout: Duration,
     shutting_down: AtomicBool,
     next_id: AtomicU64,
     epoch: u64,
@@ -143,6 +146,7 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
         metrics,
         timeout: Duration::from_secs_f64(config.request_timeout_seconds),
         max_body_bytes: config.max_body_bytes,
+        body_read_timeout: Duration::from_secs_f64(config.body_read_timeout_seconds),
         shutting_down: AtomicBool::new(false),
         next_id: AtomicU64::new(0),
         epoch: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
@@ -165,6 +169,11 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
     listener.set_nonblocking(true).map_err(|e| Error::io("listener", e))?;
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let grace = Duration::from_secs_f64(config.shutdown_grace_seconds);
+    let limits = conn::Limits {
+        header_read: Duration::from_secs_f64(config.header_read_timeout_seconds),
+        idle: Duration::from_secs_f64(config.idle_timeout_seconds),
+        max_connections: config.max_connections,
+    };
     let thread_state = state.clone();
     let thread_hard_stop = hard_stop.clone();
     let thread = std::thread::Builder::new()
@@ -177,7 +186,7 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
                 .thread_name("specrt-http-rt")
                 .build()
                 .expect("building the tokio runtime");
-            rt.block_on(serve(listener, state.clone(), stop_rx, options.handle_signals, grace, thread_hard_stop.clone()));
+            rt.block_on(serve(listener, state.clone(), stop_rx, options.handle_signals, grace, limits, thread_hard_stop.clone()));
             rt.shutdown_timeout(Duration::from_secs(1));
             thread_hard_stop.store(true, Ordering::SeqCst);
             for p in &state.pipelines {
@@ -233,6 +242,7 @@ async fn serve(
     stop_rx: tokio::sync::oneshot::Receiver<()>,
     handle_signals: bool,
     grace: Duration,
+    limits: conn::Limits,
     hard_stop: Arc<AtomicBool>,
 ) {
     let listener = match tokio::net::TcpListener::from_std(listener) {
@@ -267,13 +277,22 @@ async fn serve(
         }
         tokio::time::sleep(Duration::from_secs(5)).await;
     };
-    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
-    tokio::select! {
-        r = std::future::IntoFuture::into_future(server) => {
-            if let Err(e) = r {
-                eprintln!("specrt: server error: {e}");
+    let (refused_metrics, closed_metrics) = (state.metrics.clone(), state.metrics.clone());
+    let server = conn::serve(
+        listener,
+        app,
+        limits,
+        shutdown,
+        move || refused_metrics.error("too_many_connections"),
+        move |reason| {
+            // Idle connections closing is ordinary keep-alive housekeeping; a head that never completes is not.
+            if reason == "header read timeout" {
+                closed_metrics.error("header_read_timeout");
             }
-        }
+        },
+    );
+    tokio::select! {
+        _ = server => {}
         _ = force => eprintln!("specrt: connections still open after the grace period; closing them"),
     }
 }
@@ -430,7 +449,17 @@ async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> 
             ));
         }
     }
-    let body = read_body(req.into_body(), state.max_body_bytes).await?;
+    let body = match tokio::time::timeout(state.body_read_timeout, read_body(req.into_body(), state.max_body_bytes)).await {
+        Ok(body) => body?,
+        Err(_) => {
+            return Err(ApiError::new(
+                408,
+                "invalid_request_error",
+                "body_read_timeout",
+                format!("the request body was not received within body_read_timeout_seconds ({:?})", state.body_read_timeout),
+            ))
+        }
+    };
     let request = api::parse_request(endpoint, &body)?;
     let pipeline = match &request.model {
         None => state.pipelines[0].clone(),
