@@ -55,6 +55,7 @@ fn c_examples_build_and_run() {
     let dir = tempfile::tempdir().unwrap();
     let stream = build("stream", dir.path());
     let spec = build("speculative_stats", dir.path());
+    let callbacks = build("callbacks", dir.path());
     let ar_yaml = write_yaml(dir.path(), "ar.yaml", "");
     let spec_yaml = write_yaml(dir.path(), "spec.yaml", "strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n");
 
@@ -68,6 +69,10 @@ fn c_examples_build_and_run() {
     for line in ["tau: ", "acceptance: ", "decode tokens/s: ", "new_tokens: 24"] {
         assert!(stdout.contains(line), "missing {line:?} in\n{stdout}");
     }
+
+    // Re-entrant calls from a callback are refused; free from another thread waits for the generation.
+    let (stdout, _) = run(Command::new(&callbacks).arg(&ar_yaml));
+    assert!(stdout.contains("callbacks: ok"), "{stdout}");
 
     // The ctypes host does the same from Python.
     if Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success()) {
@@ -92,18 +97,15 @@ fn c_examples_build_and_run() {
     // `make test` installs valgrind (the `tools` target); a missing one is a failure, never a silent skip.
     let have_valgrind = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
     assert!(have_valgrind, "valgrind is not installed (make tools installs it): the C memcheck cannot run");
-    {
+    for args in [vec![stream.as_os_str(), ar_yaml.as_os_str(), "hi".as_ref(), "3".as_ref()], vec![callbacks.as_os_str(), ar_yaml.as_os_str()]] {
         let out = Command::new("valgrind")
             .args(["--leak-check=full", "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=1", "--show-possibly-lost=no"])
             .arg(format!("--suppressions={}", root().join("examples/c/valgrind.supp").display()))
-            .arg(&stream)
-            .arg(&ar_yaml)
-            .arg("hi")
-            .arg("3")
+            .args(&args)
             .output()
             .unwrap();
         let log = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "valgrind found errors:\n{log}");
+        assert!(out.status.success(), "valgrind found errors in {args:?}:\n{log}");
         assert!(log.contains("definitely lost: 0 bytes") || log.contains("All heap blocks were freed"), "{log}");
     }
 }
