@@ -1,22 +1,12 @@
 //! Every shipped pipeline and benchmark matrix parses and validates (no models needed).
 
-use std::path::Path;
+mod common;
 
-fn yaml_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "yaml") {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 #[test]
 fn shipped_configs_parse() {
-    let mut files = Vec::new();
-    yaml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"), &mut files);
+    let files = common::files_with_extension(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"), "yaml");
     assert!(files.len() >= 10, "{files:?}");
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();

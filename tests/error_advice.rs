@@ -7,6 +7,8 @@
 //! serialised back, and every mapping path of the result is a key. String literals are found by a small Rust
 //! lexer (std only) that skips comments, char literals and lifetimes.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -50,18 +52,6 @@ fn schema_keys() -> BTreeSet<String> {
         collect_keys("", &serde_yaml::to_value(&config).unwrap(), &mut keys);
     }
     keys
-}
-
-/// The `.rs` files under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The string literals of Rust source (escapes left as written; good enough to find words in messages).
@@ -133,9 +123,7 @@ fn string_literals(src: &str) -> Vec<String> {
 /// Every string literal under engine/, with the file it is in.
 fn engine_literals() -> Vec<(PathBuf, String)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("engine"), &mut files);
-    files.sort();
+    let files = common::files_with_extension(&root.join("engine"), "rs");
     let mut out = Vec::new();
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();

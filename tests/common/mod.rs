@@ -210,3 +210,21 @@ pub fn chi2_goodness(counts: &[usize], probs: &[f64]) -> (f64, usize, f64) {
     let dof = dof.saturating_sub(1).max(1);
     (stat, dof, chi2_sf(stat, dof))
 }
+
+/// The files under `dir` (recursively) whose extension is `ext`, e.g. every `.yaml` config or `.rs` source.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
