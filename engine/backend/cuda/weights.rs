@@ -199,26 +199,12 @@ impl SafeTensors {
 
     /// Reads tensor `name`'s bytes, checking its dtype and shape.
     fn read(&mut self, name: &str, dtype: &str, shape: &[usize]) -> Result<Vec<u8>> {
-        let path = self.path.clone();
-        let entry = self
-            .tensors
-            .get(name)
-            .ok_or_else(|| Error::Model { path: path.clone(), message: format!("tensor `{name}` is missing (expected {dtype} {shape:?})") })?;
-        if entry.dtype != dtype || entry.shape != shape {
-            return Err(Error::Model {
-                path,
-                message: format!("tensor `{name}` is {} {:?}, the manifest's dims need {dtype} {shape:?}", entry.dtype, entry.shape),
-            });
-        }
-        let bytes = entry.data_offsets[1].saturating_sub(entry.data_offsets[0]);
-        let elem = if dtype == "F16" { 2 } else { 4 };
-        if bytes != shape.iter().product::<usize>() * elem {
-            return Err(Error::Model { path, message: format!("tensor `{name}` has {bytes} bytes of data, its shape needs another size") });
-        }
+        let bytes = self.check(name, dtype, shape)?;
+        let start = self.data_start + self.tensors[name].data_offsets[0] as u64;
         let io = |e: std::io::Error| Error::Io { path: self.path.clone(), source: e };
-        self.file.seek(SeekFrom::Start(self.data_start + entry.data_offsets[0] as u64)).map_err(io)?;
+        self.file.seek(SeekFrom::Start(start)).map_err(io)?;
         let mut data = vec![0u8; bytes];
-        self.file.read_exact(&mut data).map_err(|e| Error::Io { path: self.path.clone(), source: e })?;
+        self.file.read_exact(&mut data).map_err(io)?;
         Ok(data)
     }
 
