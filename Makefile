@@ -14,7 +14,7 @@ SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
-            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
+            $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
@@ -69,6 +69,10 @@ $(MODELS)/tiny-fp32-gpu/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/
 
 $(MODELS)/tiny-int8/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --precision int8 --out $(MODELS)/tiny-int8
+
+# The tiny target plus the SPACE mask token (input id 384, zero embedding; groups of 4 masks): tests/space_decoding.rs.
+$(MODELS)/tiny-fp32-space/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/manifest.py
+	$(VPY) -m export tiny --space-k 4 --out $(MODELS)/tiny-fp32-space
 
 # Drafters for the tiny target: its first layer (layer-skip, same weights) and an unrelated 1-layer model that
 # shares the tokenizer.

@@ -69,12 +69,14 @@ def _gpu_weights(a, ap: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _export(ck, a) -> None:
+def _export(ck, a, mask_row=None) -> None:
     from .pipeline import export_checkpoint
 
+    space_k = getattr(a, "space_k", None)
     manifest, _ = export_checkpoint(ck, a.out, precision=a.precision, accuracy_level=a.accuracy_level,
                                     layers=a.keep_layers, hidden_states=a.hidden_states, requantize=a.requantize,
-                                    lm_head_bits=a.lm_head_bits, check=not a.no_check)
+                                    lm_head_bits=a.lm_head_bits, check=not a.no_check,
+                                    mask_row=mask_row if space_k is not None else None, space_k=space_k)
     for note in manifest["precision"]["notes"]:
         print(f"[export] note: {note}", file=sys.stderr)
     print(a.out)
@@ -96,6 +98,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("tiny", help="random-weight tiny Llama with a real tokenizer (for tests)")
     _common(p, default_precision="fp32", keep_flag="--keep-layers")
     _tiny_dims(p)
+    p.add_argument("--space-k", type=int, default=None,
+                   help="add the SPACE mask token (input id = vocab, random embedding) for groups of K masks")
     p = sub.add_parser("gpu-weights", help="write DIR/gpu.safetensors (fp16 matrices for the CUDA backend) from the "
                                           "checkpoint DIR was exported from; see export/gpu_weights.py")
     p.add_argument("source", nargs="?", help="a GGUF file, a Hugging Face safetensors folder, or the word smollm2")
@@ -150,9 +154,9 @@ def main(argv=None) -> int:
 
         _export(load_gguf(smollm2_gguf_path()), a)
     elif a.cmd == "tiny":
-        from .tiny import tiny_checkpoint
+        from .tiny import tiny_checkpoint, tiny_mask_row
 
-        _export(tiny_checkpoint(**_tiny_kwargs(a)), a)
+        _export(tiny_checkpoint(**_tiny_kwargs(a)), a, mask_row=tiny_mask_row(a.hidden))
     elif a.cmd == "gpu-weights":
         return _gpu_weights(a, ap)
     elif a.cmd == "ctc-nat":

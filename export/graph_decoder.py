@@ -157,7 +157,7 @@ class _Builder:
         return y, eff
 
     # -- whole graph -------------------------------------------------------------------------------------
-    def build(self, n_layers: int, hidden_states: bool) -> BuildResult:
+    def build(self, n_layers: int, hidden_states: bool, mask_row: Optional[np.ndarray] = None) -> BuildResult:
         cfg, ck, g = self.cfg, self.ck, self.g
         H, D, NH, KVH = cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads
         if D % 16:
@@ -184,6 +184,14 @@ class _Builder:
 
         eps = float(cfg.rms_norm_eps)
         embed = as_float(ck.embed)
+        vocab_embed = embed  # the rows the LM head may share (tied heads): never the SPACE mask row
+        if mask_row is not None:
+            # SPACE: one extra input-only token (id = vocab_size) with an embedding row and no logit, so no
+            # pipeline can ever emit it (docs/METHODS.md, SPACE)
+            row = np.asarray(mask_row, np.float32).reshape(1, -1)
+            if row.shape[1] != H:
+                raise ValueError(f"SPACE mask embedding has {row.shape[1]} values, hidden_size is {H}")
+            embed = np.concatenate([embed, row])
         emb_name = g.init("embed_tokens.weight", embed.astype(self.fdtype))
         h = g.op("Gather", [emb_name, "input_ids"], name="embed/Gather", axis=0)
         cos, sin = rope_cache(D, cfg.rope_theta, cfg.max_position_embeddings)
@@ -243,8 +251,13 @@ class _Builder:
         head_w = ck.lm_head if ck.lm_head is not None else ck.embed
         if self.lm_head_bits is None:
             # float head: Gemm with transB reuses the [V, H] table (shared with the embedding when tied)
-            if ck.lm_head is None:
+            if ck.lm_head is None and mask_row is None:
                 w_name, head_eff = emb_name, embed.astype(self.fdtype).astype(np.float32)
+            elif ck.lm_head is None:
+                # tied, but the table has the mask row: the head gets its own copy of the vocabulary rows
+                head_eff = vocab_embed.astype(self.fdtype)
+                w_name = g.init("lm_head.weight", head_eff)
+                head_eff = head_eff.astype(np.float32)
             else:
                 head_eff = as_float(head_w).astype(self.fdtype)
                 w_name = g.init("lm_head.weight", head_eff)
@@ -313,7 +326,7 @@ class _Builder:
 
 def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int = 4, layers: Optional[int] = None,
                   hidden_states: bool = False, requantize: bool = False,
-                  lm_head_bits: Optional[int] = None) -> BuildResult:
+                  lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None) -> BuildResult:
     """Build the decoder graph for `ck`.
 
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
@@ -322,6 +335,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     requantize: RTN from float even where an exact conversion exists. lm_head_bits: LM head of int exports:
     4 or 8 (MatMulNBits) or 32 (float Gemm sharing the embedding table); default 8 at accuracy_level 4 (exact
     from Q8_0, ~1 ms), 32 at accuracy_level 0 (8-bit MatMulNBits at level 0 is a slow CPU fallback).
+    mask_row: SPACE mask token embedding [hidden]: appended as input id vocab_size (no logit; logits keep V).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
@@ -330,7 +344,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
         raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
     if precision in ("fp32", "fp16"):
         lm_head_bits = None
-    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states)
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states, mask_row)
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:

