@@ -88,6 +88,36 @@ fn bad_sentences_are_errors_naming_the_sentence() {
 }
 
 #[test]
+fn one_bad_sentence_never_fails_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = NatPipeline::load(&nat_yaml(dir.path(), &tiny_nat(), "  batch_size: 3\n")).unwrap();
+    let mut sources = sentences();
+    // Bad sentences interleaved with good ones, inside the same length-sorted batches: empty, too many tokens,
+    // and far too many bytes (refused before tokenizing, so the error says bytes, not a token count).
+    sources.insert(1, "   ".into());
+    sources.insert(4, "word ".repeat(400));
+    sources.insert(6, "x".repeat(p.max_source_bytes() + 1));
+    let each = p.translate_each(&sources);
+    assert_eq!(each.len(), sources.len());
+    for (i, r) in each.iter().enumerate() {
+        match i {
+            1 => assert!(matches!(r, Err(Error::InvalidRequest(m)) if m.contains("sentence 1") && m.contains("empty")), "{r:?}"),
+            4 => assert!(matches!(r, Err(Error::InvalidRequest(m)) if m.contains("sentence 4") && m.contains("128 positions")), "{r:?}"),
+            6 => assert!(matches!(r, Err(Error::InvalidRequest(m)) if m.contains("sentence 6") && m.contains("bytes")), "{r:?}"),
+            _ => {
+                // The good ones are exactly what they are alone.
+                let alone = p.translate_one(&sources[i]).unwrap();
+                let got = r.as_ref().unwrap_or_else(|e| panic!("sentence {i} failed: {e}"));
+                assert_eq!((&got.tokens, &got.text), (&alone.tokens, &alone.text), "sentence {i}");
+            }
+        }
+    }
+    // The strict form still fails as a whole, naming the first bad sentence.
+    let err = p.translate(&sources).unwrap_err();
+    assert!(err.to_string().contains("sentence 1"), "{err}");
+}
+
+#[test]
 fn model_kinds_cannot_be_mixed_up() {
     let dir = tempfile::tempdir().unwrap();
     // a decoder model under strategy nat

@@ -173,28 +173,83 @@ impl NatPipeline {
 
     /// Translates `sources`, up to `batch_size` sentences per forward pass. Sentences are grouped by length so a
     /// pass pads little; the output keeps the input order. Any bad sentence (empty, too long) fails the call
-    /// before any pass runs, naming its index.
+    /// before any pass runs, naming its index ([`NatPipeline::translate_each`] keeps the good ones instead).
     pub fn translate(&mut self, sources: &[String]) -> Result<Vec<Translation>> {
-        let m = self.model.manifest();
-        let (limit, mask) = (m.ctc.upsample.position_limit, m.ctc.mask_id);
         let mut prepared = Vec::with_capacity(sources.len());
         for (i, s) in sources.iter().enumerate() {
-            let ids = self.tokenizer.encode(s.trim())?;
-            let up = upsample(&ids, self.rate, limit, mask).map_err(|e| match e {
-                Error::PromptTooLong { prompt_tokens, .. } => Error::InvalidRequest(format!(
-                    "sentence {i} has {prompt_tokens} tokens, more than the model's {limit} positions (split it into shorter sentences)"
-                )),
-                Error::InvalidRequest(msg) => Error::InvalidRequest(format!("sentence {i}: {msg}")),
-                other => other,
-            })?;
-            prepared.push((ids.len(), up));
+            prepared.push(self.prepare(i, s)?);
         }
-        let mut order: Vec<usize> = (0..sources.len()).collect();
-        order.sort_by_key(|&i| prepared[i].1.len());
-        let mut results: Vec<Option<Translation>> = vec![None; sources.len()];
+        self.run_prepared(prepared.into_iter().map(Some).collect()).into_iter().collect()
+    }
+
+    /// Translates `sources` with one result per sentence: a bad sentence (empty, too long) or a failed pass is an
+    /// error for the sentences it concerns only, never for the others (the C ABI and the server batch unrelated
+    /// users' sentences together).
+    pub fn translate_each(&mut self, sources: &[String]) -> Vec<Result<Translation>> {
+        let mut errors: Vec<Option<Error>> = Vec::with_capacity(sources.len());
+        let mut prepared = Vec::with_capacity(sources.len());
+        for (i, s) in sources.iter().enumerate() {
+            match self.prepare(i, s) {
+                Ok(p) => {
+                    prepared.push(Some(p));
+                    errors.push(None);
+                }
+                Err(e) => {
+                    prepared.push(None);
+                    errors.push(Some(e));
+                }
+            }
+        }
+        let ran = self.run_prepared(prepared);
+        ran.into_iter()
+            .zip(errors)
+            .map(|(r, e)| match e {
+                Some(e) => Err(e),
+                None => r,
+            })
+            .collect()
+    }
+
+    /// The most source bytes a sentence may have: its tokens must fit the model's positions, and no token of a
+    /// real vocabulary is longer than [`crate::pipeline::MAX_PROMPT_BYTES_PER_TOKEN`] bytes, so longer text is
+    /// refused before the tokenizer spends time and memory on it (issue 17: a 50 MB input once took 5 GB).
+    pub fn max_source_bytes(&self) -> usize {
+        self.model.manifest().ctc.upsample.position_limit.saturating_mul(crate::pipeline::MAX_PROMPT_BYTES_PER_TOKEN)
+    }
+
+    /// Tokenizes and upsamples sentence `i`, with errors that name its index and what to do.
+    fn prepare(&self, i: usize, source: &str) -> Result<(usize, Vec<u32>)> {
+        let m = self.model.manifest();
+        let (limit, mask) = (m.ctc.upsample.position_limit, m.ctc.mask_id);
+        let too_long = |tokens: String| {
+            Error::InvalidRequest(format!(
+                "sentence {i} has {tokens} tokens, more than the model's {limit} positions (split it into shorter sentences)"
+            ))
+        };
+        let source = source.trim();
+        if source.len() > self.max_source_bytes() {
+            return Err(too_long(format!("{} bytes, so more than {limit}", source.len())));
+        }
+        let ids = self.tokenizer.encode(source)?;
+        let up = upsample(&ids, self.rate, limit, mask).map_err(|e| match e {
+            Error::PromptTooLong { prompt_tokens, .. } => too_long(prompt_tokens.to_string()),
+            Error::InvalidRequest(msg) => Error::InvalidRequest(format!("sentence {i}: {msg}")),
+            other => other,
+        })?;
+        Ok((ids.len(), up))
+    }
+
+    /// Runs the prepared sentences (`None` = refused earlier; its slot stays an error placeholder) in length-sorted
+    /// batches and returns one result per slot, in input order.
+    fn run_prepared(&mut self, prepared: Vec<Option<(usize, Vec<u32>)>>) -> Vec<Result<Translation>> {
+        let n = prepared.len();
+        let mut order: Vec<usize> = (0..n).filter(|&i| prepared[i].is_some()).collect();
+        order.sort_by_key(|&i| prepared[i].as_ref().map_or(0, |p| p.1.len()));
+        let mut results: Vec<Result<Translation>> =
+            (0..n).map(|_| Err(Error::InvalidRequest("sentence refused before translation".into()))).collect();
         for chunk in order.chunks(self.batch_size) {
             let t0 = Instant::now();
-            let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prepared[i].1.clone()).collect();
+            let batch: Vec<Vec<u32>> = chunk.iter().filter_map(|&i| prepared[i].as_ref().map(|p| p.1.clone())).collect();
             let before = self.model.backend_seconds();
             let blank = self.model.manifest().ctc.blank_id;
             let vocab = self.model.manifest().dims.vocab_size;
@@ -209,21 +264,33 @@ impl NatPipeline {
                 };
                 let text = tokenizer.decode(&tokens, true)?;
                 Ok((tokens, log_prob, text))
-            })?;
+            });
+            let decoded = match decoded {
+                Ok(d) => d,
+                Err(e) => {
+                    // A failed pass fails the sentences it carried, not the rest of the call.
+                    let msg = e.to_string();
+                    for &i in chunk {
+                        results[i] = Err(Error::Backend(msg.clone()));
+                    }
+                    continue;
+                }
+            };
             let forward = self.model.backend_seconds() - before;
             let share = t0.elapsed().as_secs_f64() / chunk.len() as f64;
             for (&i, (tokens, log_prob, text)) in chunk.iter().zip(decoded) {
-                results[i] = Some(Translation {
+                let (source_tokens, positions) = prepared[i].as_ref().map_or((0, 0), |p| (p.0, p.1.len()));
+                results[i] = Ok(Translation {
                     text: text.trim().to_string(),
                     tokens,
-                    source_tokens: prepared[i].0,
-                    positions: prepared[i].1.len(),
+                    source_tokens,
+                    positions,
                     log_prob,
                     seconds: share,
                     forward_seconds: forward / chunk.len() as f64,
                 });
             }
         }
-        Ok(results.into_iter().flatten().collect())
+        results
     }
 }
