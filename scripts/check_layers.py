@@ -12,8 +12,15 @@ comments and string literals are ignored) as
   - `super::super::...` chains that climb out to the crate root and come back down into B
     (e.g. `super::super::bench` in engine/nat/bench.rs is nat -> bench).
 
-Exit status: 0 when the graph (minus the edges given with --allow) is acyclic and `ort` stays inside
-engine/backend/<name>/; 1 otherwise, printing every cycle with one example file:line per edge, and every `ort`
+Inside the folders named in FILE_LEVEL (engine/ffi/), the FILES must be acyclic too: there an edge a -> b is a
+reference from engine/F/a.rs (or engine/F/a/...) to engine/F/b.rs (or engine/F/b/...) through `super::b`,
+`super::super::b` from one level deeper, or `crate::F::b` (F/mod.rs is the folder's root, like lib.rs). A cycle
+among those files means no file of the ring can be read, tested or replaced without the others (issue 11: the C
+ABI's handle table imported every handle type that imported it). Inline `mod x { use super::...; }` blocks are
+not told apart from their file (no such block names a sibling file today).
+
+Exit status: 0 when the graph (minus the edges given with --allow) is acyclic, the FILE_LEVEL folders' file
+graphs are acyclic, and `ort` stays inside engine/backend/<name>/; 1 otherwise, printing every cycle with one example file:line per edge, and every `ort`
 use with its file:line. Standard library only.
 
     python3 scripts/check_layers.py                      # check the repository this script lives in
@@ -30,6 +37,8 @@ import sys
 from collections import defaultdict
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+# Folders of engine/ whose files are checked for cycles among themselves (see the module docstring).
+FILE_LEVEL = ("ffi",)
 MAX_CYCLES = 200  # elementary cycles printed at most (the strongly connected components are always printed)
 
 
@@ -289,6 +298,59 @@ def scan(engine_dir: str, display_prefix: str = "engine") -> Scan:
     return s
 
 
+def path_heads(code: str, j: int) -> list[tuple[str, int]]:
+    """The first segment of the path that starts at `code[j]`, with its offset; one per item for a group
+    (`{a, b::c}` -> a, b). `self` and `super` items are skipped."""
+    if j < len(code) and code[j] == "{":
+        items, _ = split_group(code, j)
+        return [(sm.group(0), off + len(item) - len(item.lstrip()))
+                for item, off in items if (sm := re.match(IDENT, item.lstrip())) and sm.group(0) not in ("self", "super")]
+    sm = re.compile(IDENT).match(code, j)
+    return [(sm.group(0), sm.start())] if sm else []
+
+
+def folder_refs(code: str, modpath: list[str], folder: str) -> list[tuple[str, int]]:
+    """Files of `folder` (first component under it) that `code`, a file of that folder with module path
+    `modpath`, names through `super::` chains or `crate::folder::`; each with its offset."""
+    refs = []
+    for m in re.finditer(r"(?<![\w:])((?:super\s*::\s*)+)", code):
+        if modpath[: len(modpath) - m.group(1).count("super")] == [folder]:  # lands on the folder itself
+            refs.extend(path_heads(code, m.end()))
+    for m in re.finditer(r"(?<![\w$])crate\s*::\s*" + folder + r"\s*::\s*", code):
+        refs.extend(path_heads(code, m.end()))
+    return refs
+
+
+def scan_folder(engine_dir: str, folder: str, display_prefix: str = "engine") -> Scan:
+    """The files of engine/`folder`/ as modules (engine/ffi/handle.rs -> `handle`) and the references between
+    them. The folder's mod.rs is the root (it declares and re-exports) and is not a source of edges."""
+    s = Scan()
+    top = os.path.join(engine_dir, folder)
+    files = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        files.extend(os.path.relpath(os.path.join(dirpath, f), engine_dir).replace(os.sep, "/") for f in sorted(filenames) if f.endswith(".rs"))
+    subs = {module_path(rel)[1] for rel in files if len(module_path(rel)) > 1}
+    s.modules = subs
+    codes = {}
+    for rel in files:
+        with open(os.path.join(engine_dir, rel), encoding="utf-8") as fh:
+            codes[rel] = strip_rust(fh.read())
+    names = reexports(codes.get(f"{folder}/mod.rs", ""), subs)
+    for rel in files:
+        mp = module_path(rel)
+        if len(mp) < 2:
+            continue
+        code = codes[rel]
+        for name, off in folder_refs(code, mp, folder):
+            dst = name if name in subs else names.get(name)
+            if dst is None:
+                s.unresolved.append((f"{display_prefix}/{rel}", line_of(code, off), f"{folder}::{name}"))
+            elif dst != mp[1]:
+                s.edges[(mp[1], dst)].append((f"{display_prefix}/{rel}", line_of(code, off)))
+    return s
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Graph
 # ---------------------------------------------------------------------------------------------------------------
@@ -371,9 +433,9 @@ def parse_allow(items: list[str]) -> set[tuple[str, str]]:
     return out
 
 
-def report(s: Scan, allow: set[tuple[str, str]], out=sys.stdout, verbose: bool = False) -> int:
+def report(s: Scan, allow: set[tuple[str, str]], out=sys.stdout, verbose: bool = False, title: str = "modules") -> int:
     """Prints the graph, allowed edges, cycles and ort uses; returns the exit status. `verbose` lists every
-    file:line of a cycle's edges instead of one example."""
+    file:line of a cycle's edges instead of one example; `title` names what the nodes are."""
     def where(edge):
         if verbose:
             return ", ".join(f"{f}:{ln}" for f, ln in s.edges[edge])
@@ -386,7 +448,7 @@ def report(s: Scan, allow: set[tuple[str, str]], out=sys.stdout, verbose: bool =
         if (a, b) not in allow:
             adj[a].append(b)
     nodes = sorted(s.modules)
-    print(f"modules ({len(nodes)}): {' '.join(nodes)}", file=out)
+    print(f"{title} ({len(nodes)}): {' '.join(nodes)}", file=out)
     print("graph (module -> what it uses):", file=out)
     width = max((len(n) for n in nodes), default=0)
     for n in nodes:
@@ -534,6 +596,35 @@ def self_test() -> int:
             self.assertIn("allowed: model -> backend", buf.getvalue())
             self.assertIn("layers: ok", buf.getvalue())
 
+        def test_file_level_cycles_inside_a_folder(self):
+            files = {
+                "lib.rs": "pub mod ffi;\n",
+                "ffi/mod.rs": "pub mod handle; pub mod pipeline; pub mod kinds;\npub use pipeline::Pipe;\n",
+                "ffi/handle.rs": "use super::status::S;\nconst K: u64 = super::pipeline::Pipe::MAGIC;\n",
+                "ffi/pipeline.rs": "use super::{handle::get, status};\nmod tests { }\n",
+                "ffi/status.rs": "use crate::error::E;\n",
+                "ffi/nested/mod.rs": "use super::super::ffi::x;\n",       # climbs above the folder: no edge
+                "ffi/nested/deep.rs": "use super::super::handle::get;\nuse super::sib;\n",
+                "ffi/kinds.rs": "use crate::ffi::Pipe;\n",                # a re-export of the folder's mod.rs
+            }
+            s = None
+            with tempfile.TemporaryDirectory() as d:
+                write_tree(d, files)
+                s = scan_folder(d, "ffi")
+            self.assertEqual(s.modules, {"handle", "pipeline", "status", "nested", "kinds"})
+            self.assertEqual(set(s.edges), {("handle", "status"), ("handle", "pipeline"), ("pipeline", "handle"),
+                                            ("pipeline", "status"), ("nested", "handle"), ("kinds", "pipeline")})
+            self.assertEqual(s.edges[("handle", "pipeline")], [("engine/ffi/handle.rs", 2)])
+            buf = io.StringIO()
+            self.assertEqual(report(s, set(), buf, title="files of engine/ffi/"), 1)
+            self.assertIn("cycle: handle -> pipeline -> handle", buf.getvalue())
+            files["ffi/handle.rs"] = "use super::status::S;\n"
+            with tempfile.TemporaryDirectory() as d:
+                write_tree(d, files)
+                s = scan_folder(d, "ffi")
+            buf = io.StringIO()
+            self.assertEqual(report(s, set(), buf), 0, buf.getvalue())
+
         def test_every_elementary_cycle_is_listed_once(self):
             adj = {"a": ["b"], "b": ["a", "c"], "c": ["a"]}
             cycles, truncated = elementary_cycles(["a", "b", "c"], adj)
@@ -560,7 +651,12 @@ def main(argv: list[str]) -> int:
     if not os.path.isdir(engine):
         print(f"no engine/ folder under {args.root}", file=sys.stderr)
         return 2
-    return report(scan(engine), parse_allow(args.allow), verbose=args.verbose)
+    status = report(scan(engine), parse_allow(args.allow), verbose=args.verbose)
+    for folder in FILE_LEVEL:
+        if os.path.isdir(os.path.join(engine, folder)):
+            print(file=sys.stdout)
+            status |= report(scan_folder(engine, folder), set(), verbose=args.verbose, title=f"files of engine/{folder}/")
+    return status
 
 
 if __name__ == "__main__":

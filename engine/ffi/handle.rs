@@ -5,23 +5,34 @@
 use super::error::{FfiError, FfiResult};
 use super::status::specrt_status;
 
-/// A kind of handle.
-pub trait HandleKind {
-    /// The magic number of this kind.
-    const MAGIC: u64;
+/// A kind of handle: its magic number and its C type name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    /// The first 8 bytes of every handle of this kind.
+    pub magic: u64,
     /// The C type name, for messages.
-    const NAME: &'static str;
+    pub name: &'static str,
+}
+
+/// `specrt_pipeline` ("SPECPIPE").
+pub const PIPELINE: Kind = Kind { magic: 0x5350_4543_5049_5045, name: "specrt_pipeline" };
+/// `specrt_request` ("SPECREQU").
+pub const REQUEST: Kind = Kind { magic: 0x5350_4543_5245_5155, name: "specrt_request" };
+/// `specrt_result` ("SPECRESU").
+pub const RESULT: Kind = Kind { magic: 0x5350_4543_5245_5355, name: "specrt_result" };
+
+/// Every kind, for naming a mix-up. The kinds are defined here, not by the handle types, so this table depends on
+/// no file that depends on it (scripts/check_layers.py checks the files of engine/ffi/ for cycles).
+const KINDS: [Kind; 3] = [PIPELINE, REQUEST, RESULT];
+
+/// A type stored behind a handle.
+pub trait HandleKind {
+    /// Its kind (one of the constants above).
+    const KIND: Kind;
 }
 
 /// Written over the magic number before a handle is freed.
 const FREED: u64 = 0x5350_4543_4652_4545; // "SPECFREE"
-
-/// Magic numbers of every kind, for naming a mix-up.
-pub(crate) const KINDS: [(u64, &str); 3] = [
-    (super::pipeline::PipelineState::MAGIC, super::pipeline::PipelineState::NAME),
-    (super::request::RequestState::MAGIC, super::request::RequestState::NAME),
-    (super::result::ResultState::MAGIC, super::result::ResultState::NAME),
-];
 
 /// The allocation behind a C handle.
 #[repr(C)]
@@ -32,7 +43,7 @@ pub struct Handle<T> {
 
 /// Boxes `value` into a new handle and returns it as the opaque C pointer type `C`.
 pub fn into_raw<T: HandleKind, C>(value: T) -> *mut C {
-    Box::into_raw(Box::new(Handle { magic: T::MAGIC, value })).cast()
+    Box::into_raw(Box::new(Handle { magic: T::KIND.magic, value })).cast()
 }
 
 fn check<T: HandleKind>(ptr: *const u8, name: &str) -> FfiResult<()> {
@@ -42,17 +53,17 @@ fn check<T: HandleKind>(ptr: *const u8, name: &str) -> FfiResult<()> {
     // SAFETY: a non-null handle argument points at one of our `Handle<_>` allocations (the ABI's contract);
     // every one of them starts with the u64 magic.
     let magic = unsafe { std::ptr::read_unaligned(ptr.cast::<u64>()) };
-    if magic == T::MAGIC {
+    if magic == T::KIND.magic {
         return Ok(());
     }
     let found = if magic == FREED {
         "a handle that was already freed".to_string()
-    } else if let Some((_, other)) = KINDS.iter().find(|(m, _)| *m == magic) {
-        format!("a {other}")
+    } else if let Some(other) = KINDS.iter().find(|k| k.magic == magic) {
+        format!("a {}", other.name)
     } else {
         "not a specrt handle (freed, or a stray pointer)".to_string()
     };
-    Err(FfiError::new(specrt_status::SPECRT_WRONG_HANDLE, format!("argument `{name}` must be a {}, but it is {found}", T::NAME)))
+    Err(FfiError::new(specrt_status::SPECRT_WRONG_HANDLE, format!("argument `{name}` must be a {}, but it is {found}", T::KIND.name)))
 }
 
 /// Borrows the value behind a handle after checking it.

@@ -121,8 +121,7 @@ impl Drop for ActiveCall {
 }
 
 impl HandleKind for PipelineState {
-    const MAGIC: u64 = 0x5350_4543_5049_5045; // "SPECPIPE"
-    const NAME: &'static str = "specrt_pipeline";
+    const KIND: handle::Kind = handle::PIPELINE;
 }
 
 const _: () = {

@@ -20,8 +20,7 @@ pub struct RequestState {
 }
 
 impl HandleKind for RequestState {
-    const MAGIC: u64 = 0x5350_4543_5245_5155; // "SPECREQU"
-    const NAME: &'static str = "specrt_request";
+    const KIND: handle::Kind = handle::REQUEST;
 }
 
 unsafe fn with_request(fname: &str, req: *mut specrt_request, f: impl FnOnce(&mut GenerationRequest) -> FfiResult) -> specrt_status {

@@ -27,8 +27,7 @@ pub struct ResultState {
 }
 
 impl HandleKind for ResultState {
-    const MAGIC: u64 = 0x5350_4543_5245_5355; // "SPECRESU"
-    const NAME: &'static str = "specrt_result";
+    const KIND: handle::Kind = handle::RESULT;
 }
 
 fn cstring(s: &str) -> CString {
