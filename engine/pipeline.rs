@@ -9,6 +9,7 @@ use std::time::Instant;
 use std::sync::Arc;
 
 use crate::backend::{self, Backend};
+use crate::config::schema::{MAX_STOP_BYTES, MAX_STOP_STRINGS};
 use crate::config::{self, LoadedConfig, PipelineConfig, StrategyConfig};
 use crate::error::{Error, Result};
 use crate::generate::{GenerationRequest, Output, OutputSink, Prompt};
@@ -18,10 +19,9 @@ use crate::stats::Stats;
 use crate::strategy::{self, DecodeContext, Strategy};
 use crate::text::{chat_template, ChatMessage, ChatTemplate, Tokenizer};
 
-/// The most UTF-8 bytes of prompt text per token of context: longer text is refused before tokenizing
-/// ([`Error::PromptTooLarge`]). Generous: BPE tokens of real text average 3-5 bytes, and the longest tokens of
-/// common vocabularies (runs of spaces or dashes) stay well below it.
-pub const MAX_PROMPT_BYTES_PER_TOKEN: usize = 128;
+/// The most UTF-8 bytes of prompt text per token of context (defined beside the tokenizer, which NAT pipelines
+/// bound the same way).
+pub use crate::text::MAX_PROMPT_BYTES_PER_TOKEN;
 
 /// A loaded pipeline.
 pub struct Pipeline {
@@ -280,6 +280,14 @@ impl Pipeline {
         };
         if stop_strings.iter().any(String::is_empty) {
             return Err(Error::InvalidValue { key: "stop".into(), message: "strings must not be empty".into() });
+        }
+        // Every stop string is searched for in the text after each token: their number and length bound that
+        // work, for every interface (the server, the C ABI and the CLI all pass through here).
+        if stop_strings.len() > MAX_STOP_STRINGS || stop_strings.iter().any(|s| s.len() > MAX_STOP_BYTES) {
+            return Err(Error::InvalidValue {
+                key: "stop".into(),
+                message: format!("at most {MAX_STOP_STRINGS} strings of at most {MAX_STOP_BYTES} bytes each"),
+            });
         }
         let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), ..Default::default() };
         let mut sampler = Sampler::new(params);

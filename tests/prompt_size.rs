@@ -33,3 +33,20 @@ fn oversized_prompts_are_refused_before_tokenizing() {
     let out = pipeline.generate(&GenerationRequest { max_tokens: Some(2), ..GenerationRequest::text("hello there") }, &mut |_| true).unwrap();
     assert!(!out.tokens.is_empty());
 }
+
+/// Stop strings are searched for after every token, so a request's stop list is bounded too, in the one place every
+/// interface goes through (the server also refuses it up front with a 400 naming `stop`).
+#[test]
+fn request_stop_strings_are_bounded() {
+    use specrt::config::schema::{MAX_STOP_BYTES, MAX_STOP_STRINGS};
+    let dir = tempfile::tempdir().unwrap();
+    let mut pipeline = Pipeline::load(&common::pipeline_yaml(dir.path(), &common::tiny(), "")).unwrap();
+    let with_stop = |stop: Vec<String>| GenerationRequest { max_tokens: Some(2), stop: Some(stop), ..GenerationRequest::text("hello") };
+    for stop in [vec!["x".to_string(); MAX_STOP_STRINGS + 1], vec!["y".repeat(MAX_STOP_BYTES + 1)]] {
+        let err = pipeline.generate(&with_stop(stop), &mut |_| true).unwrap_err();
+        assert!(matches!(&err, Error::InvalidValue { key, .. } if key == "stop"), "{err}");
+    }
+    // At the limits it generates.
+    let ok = with_stop(vec!["z".repeat(MAX_STOP_BYTES); MAX_STOP_STRINGS]);
+    assert!(pipeline.generate(&ok, &mut |_| true).is_ok());
+}

@@ -211,10 +211,10 @@ impl NatPipeline {
     }
 
     /// The most source bytes a sentence may have: its tokens must fit the model's positions, and no token of a
-    /// real vocabulary is longer than [`crate::pipeline::MAX_PROMPT_BYTES_PER_TOKEN`] bytes, so longer text is
+    /// real vocabulary is longer than [`crate::text::MAX_PROMPT_BYTES_PER_TOKEN`] bytes, so longer text is
     /// refused before the tokenizer spends time and memory on it (issue 17: a 50 MB input once took 5 GB).
     pub fn max_source_bytes(&self) -> usize {
-        self.model.manifest().ctc.upsample.position_limit.saturating_mul(crate::pipeline::MAX_PROMPT_BYTES_PER_TOKEN)
+        self.model.manifest().ctc.upsample.position_limit.saturating_mul(crate::text::MAX_PROMPT_BYTES_PER_TOKEN)
     }
 
     /// Tokenizes and upsamples sentence `i`, with errors that name its index and what to do.

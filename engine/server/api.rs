@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::config::schema::{MAX_STOP_BYTES, MAX_STOP_STRINGS};
 use crate::error::Error;
 use crate::generate::{GenerationRequest, Prompt};
 use crate::stats::Stats;
@@ -173,8 +174,9 @@ pub fn parse_request(endpoint: Endpoint, body: &[u8]) -> Result<ApiRequest, ApiE
         if stop.iter().any(String::is_empty) {
             return Err(ApiError::invalid(Some("stop"), "invalid_value", "stop strings must not be empty"));
         }
-        if stop.len() > 16 {
-            return Err(ApiError::invalid(Some("stop"), "invalid_value", "at most 16 stop strings"));
+        if stop.len() > MAX_STOP_STRINGS || stop.iter().any(|s| s.len() > MAX_STOP_BYTES) {
+            let msg = format!("at most {MAX_STOP_STRINGS} stop strings of at most {MAX_STOP_BYTES} bytes each");
+            return Err(ApiError::invalid(Some("stop"), "invalid_value", msg));
         }
     }
     if let Some(n) = get_uint(&obj, "n")? {
@@ -319,6 +321,16 @@ pub fn sse(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_lists_are_bounded_in_count_and_bytes() {
+        let long = format!(r#"{{"model":"m","prompt":"hi","stop":"{}"}}"#, "s".repeat(MAX_STOP_BYTES + 1));
+        let many = format!(r#"{{"model":"m","prompt":"hi","stop":[{}]}}"#, vec![r#""a""#; MAX_STOP_STRINGS + 1].join(","));
+        for body in [long, many] {
+            let err = parse_request(Endpoint::Completions, body.as_bytes()).unwrap_err();
+            assert_eq!((err.status, err.param.as_deref()), (400, Some("stop")), "{}", err.message);
+        }
+    }
 
     #[test]
     fn parses_fields_and_ignores_unknown() {
