@@ -44,6 +44,8 @@ pub struct Hsddw {
     scratch: verify::VerifyScratch,
     /// Reused context buffers, one per model level (the prefix each level verifies on top of).
     contexts: Vec<Vec<u32>>,
+    /// Reused distribution vectors for sampling (see [`distribution`]).
+    pool: Vec<Vec<f32>>,
 }
 
 impl Hsddw {
@@ -83,20 +85,39 @@ impl Hsddw {
             residual: Vec::new(),
             scratch: verify::VerifyScratch::default(),
             contexts,
+            pool: Vec::new(),
         })
     }
 }
 
-/// The level's processed distribution (sampling) or `None` (greedy), and its entropy in nats.
-fn distribution(level_sampler: &mut Sampler, logits: &[f32], greedy: bool, history: &[u32], vocab: usize) -> (Option<Vec<f32>>, f32) {
+/// The level's processed distribution (sampling) or `None` (greedy), and its entropy in nats. The distribution's
+/// vector comes from `pool` (vectors of earlier rounds), so sampling does not allocate a vocabulary-sized vector
+/// per drafted token (issue 11: 49k floats = 196 KB per token on SmolLM2's vocabulary).
+fn distribution(
+    level_sampler: &mut Sampler,
+    logits: &[f32],
+    greedy: bool,
+    history: &[u32],
+    vocab: usize,
+    pool: &mut Vec<Vec<f32>>,
+) -> (Option<Vec<f32>>, f32) {
     if greedy {
         return (None, entropy_of_logits(logits));
     }
     let p = level_sampler.distribution(logits, history);
     let h = p.iter().filter(|&&x| x > 0.0).map(|&x| -(x as f64) * (x as f64).ln()).sum::<f64>() as f32;
-    let mut full = vec![0.0f32; vocab];
+    let mut full = pool.pop().unwrap_or_default();
+    full.clear();
+    full.resize(vocab, 0.0);
     full[..p.len()].copy_from_slice(p);
     (Some(full), h)
+}
+
+/// Returns a buffer's distributions to the pool once nobody reads them any more.
+fn recycle(pool: &mut Vec<Vec<f32>>, probs: Option<Vec<Vec<f32>>>) {
+    if let Some(probs) = probs {
+        pool.extend(probs);
+    }
 }
 
 /// Token from a level's distribution: argmax (greedy) or a draw.
@@ -117,6 +138,8 @@ struct Run<'a> {
     vocab: usize,
     residual: &'a mut Vec<f32>,
     contexts: &'a mut [Vec<u32>],
+    /// Spent distribution vectors, reused (see [`distribution`]).
+    pool: &'a mut Vec<Vec<f32>>,
 }
 
 impl Run<'_> {
@@ -144,7 +167,7 @@ impl Run<'_> {
                     }
                     let mut logits = m.score(prefix, &[])?.to_vec();
                     for i in 0..limit {
-                        let (p, h) = distribution(sampler, &logits, self.greedy, prefix, self.vocab);
+                        let (p, h) = distribution(sampler, &logits, self.greedy, prefix, self.vocab, self.pool);
                         level.threshold.saw(h);
                         let t = choose(sampler, &logits, p.as_deref(), prefix);
                         buf.tokens.push(t);
@@ -182,17 +205,18 @@ impl Run<'_> {
             if !model.fits(ctx.len(), self.gamma + 1) {
                 break;
             }
-            let sub = self.draft(lower, &ctx, room.saturating_sub(1).max(1).min(room))?;
+            let mut sub = self.draft(lower, &ctx, room.saturating_sub(1).max(1).min(room))?;
             let below = lower.len() - 1;
             let rows = model.score(&ctx, &sub.tokens)?;
             let mut cut = false;
             let mut all_accepted = true;
             for (i, &x) in sub.tokens.iter().enumerate() {
                 let row = &rows[i * self.vocab_of(rows, sub.tokens.len())..][..self.vocab_of(rows, sub.tokens.len())];
-                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab);
+                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab, self.pool);
                 level.threshold.saw(h);
                 if h > level.threshold.tau {
                     // Unsure here: cut BEFORE this position (no replacement drawn: exact).
+                    self.pool.extend(p);
                     cut = true;
                     all_accepted = false;
                     break;
@@ -232,9 +256,10 @@ impl Run<'_> {
             if all_accepted && buf.tokens.len() < limit {
                 let k = sub.tokens.len();
                 let row = &rows[k * self.vocab_of(rows, k)..][..self.vocab_of(rows, k)];
-                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab);
+                let (p, h) = distribution(sampler, row, self.greedy, &ctx, self.vocab, self.pool);
                 level.threshold.saw(h);
                 if h > level.threshold.tau {
+                    self.pool.extend(p);
                     cut = true;
                 } else {
                     let t = choose(sampler, row, p.as_deref(), &ctx);
@@ -246,6 +271,8 @@ impl Run<'_> {
                     ctx.push(t);
                 }
             }
+            // The sub-buffer's distributions have been read (acceptance above); their vectors serve the next draws.
+            recycle(self.pool, sub.probs.take());
             if cut {
                 buf.unsure = true;
                 level.stats.escalations_entropy += 1;
@@ -300,18 +327,26 @@ impl Strategy for Hsddw {
             level.stats = LevelStats::default();
             level.sampler = Some(Sampler::new(SamplingParams { seed: params.seed ^ (0xA5A5_0000 + i as u64), ..params.clone() }));
         }
-        let Hsddw { levels, gamma, buffer_cap, target_vocab, residual, scratch, contexts } = self;
+        let Hsddw { levels, gamma, buffer_cap, target_vocab, residual, scratch, contexts, pool } = self;
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let t_draft = Instant::now();
-            let mut run =
-                Run { greedy, gamma: *gamma, cap: *buffer_cap, vocab: *target_vocab, residual: &mut *residual, contexts: &mut contexts[..] };
-            let buf = run.draft(levels, history, budget)?;
+            let mut run = Run {
+                greedy,
+                gamma: *gamma,
+                cap: *buffer_cap,
+                vocab: *target_vocab,
+                residual: &mut *residual,
+                contexts: &mut contexts[..],
+                pool: &mut *pool,
+            };
+            let mut buf = run.draft(levels, history, budget)?;
             ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
             if buf.tokens.is_empty() {
                 return plain_step(ctx, pending, history);
             }
             let (verdict, _) =
                 verify::verify_and_commit(ctx, pending, &buf.tokens, buf.probs.as_deref(), history, scratch, verify::ResidualRule::Residual)?;
+            recycle(pool, buf.probs.take());
             let top = levels.len() - 1;
             levels[top].stats.accepted += verdict.accepted;
             if verdict.accepted < buf.tokens.len() {
