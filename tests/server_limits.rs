@@ -86,6 +86,45 @@ fn idle_connections_are_closed_at_the_idle_timeout() {
     assert!(closed < Duration::from_secs(3), "closed after {closed:?}");
 }
 
+/// A client that sends requests and never reads the answers: the server's writes fill the socket buffers and stop
+/// making progress; `write_timeout_seconds` later the server closes the connection (counted as `write_timeout`),
+/// instead of holding its slot until the kernel gives up. The requests are pipelined so the answers outgrow the
+/// kernel's buffers (a stream from the tiny model is too short to fill them).
+#[test]
+fn a_client_that_never_reads_is_cut_at_the_write_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = start(dir.path(), "write_timeout_seconds: 0.5\n");
+    let s = connect(srv.addr());
+    let mut w = s.try_clone().unwrap();
+    w.set_write_timeout(Some(Duration::from_millis(200))).unwrap();
+    // The writer keeps sending requests (never reading) until the server's close makes a write fail.
+    let writer = std::thread::spawn(move || {
+        let start = Instant::now();
+        let chunk = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n".repeat(1000);
+        while start.elapsed() < BOUND * 3 {
+            match w.write(&chunk) {
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(_) => return Some(start.elapsed()),
+            }
+        }
+        None
+    });
+    let start = Instant::now();
+    while srv.metrics().errors().get("write_timeout").copied().unwrap_or(0) == 0 {
+        assert!(start.elapsed() < BOUND * 3, "a client that never reads was not cut off: {:?}", srv.metrics().errors());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let failed = writer.join().unwrap();
+    assert!(failed.is_some(), "the connection should be closed, so the client's writes fail");
+    // Only the stuck connection went: the server still answers others.
+    let mut other = connect(srv.addr());
+    other.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let (got, _) = read_until_closed(&mut other, |_| {});
+    assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"));
+    drop(s);
+}
+
 /// A body that stops halfway gets 408 after `body_read_timeout_seconds`.
 #[test]
 fn a_body_that_stops_halfway_gets_408() {

@@ -45,6 +45,10 @@ pub struct ServerConfig {
     /// How long reading one request body may take; past it the request gets 408 (default 30).
     #[serde(default = "default_body_read_timeout")]
     pub body_read_timeout_seconds: f64,
+    /// How long a response may stay stuck because the client reads nothing (the socket's send buffer is full and
+    /// no byte has gone out); past it the connection is closed and its generation cancelled (default 30).
+    #[serde(default = "default_write_timeout")]
+    pub write_timeout_seconds: f64,
     /// Most open client connections; a connection beyond it gets 503 and is closed at once (default 256).
     #[serde(default = "default_max_connections")]
     pub max_connections: usize,
@@ -91,6 +95,9 @@ fn default_idle_timeout() -> f64 {
     60.0
 }
 fn default_body_read_timeout() -> f64 {
+    30.0
+}
+fn default_write_timeout() -> f64 {
     30.0
 }
 fn default_max_connections() -> usize {
@@ -153,6 +160,7 @@ impl ServerConfig {
         seconds("header_read_timeout_seconds", self.header_read_timeout_seconds, MAX_HEADER_READ_TIMEOUT_SECONDS)?;
         seconds("idle_timeout_seconds", self.idle_timeout_seconds, MAX_IDLE_TIMEOUT_SECONDS)?;
         seconds("body_read_timeout_seconds", self.body_read_timeout_seconds, MAX_BODY_READ_TIMEOUT_SECONDS)?;
+        seconds("write_timeout_seconds", self.write_timeout_seconds, MAX_WRITE_TIMEOUT_SECONDS)?;
         count("max_connections", self.max_connections, 1, MAX_CONNECTIONS)?;
         if self.pipelines.is_empty() {
             return Err(("pipelines", "list at least one pipeline".into()));
@@ -180,6 +188,9 @@ pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
 pub const MAX_IDLE_TIMEOUT_SECONDS: f64 = 86_400.0;
 /// Longest `body_read_timeout_seconds` (one hour): a slow body holds a connection slot meanwhile.
 pub const MAX_BODY_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
+/// Longest `write_timeout_seconds` (one hour): a client that reads nothing holds a connection slot and a worker
+/// meanwhile.
+pub const MAX_WRITE_TIMEOUT_SECONDS: f64 = 3_600.0;
 /// Most `max_connections`: each open connection holds a task and up to ~400 KiB of read buffer.
 pub const MAX_CONNECTIONS: usize = 65_536;
 
@@ -229,6 +240,8 @@ mod tests {
             ("idle_timeout_seconds: 100000", "idle_timeout_seconds"),
             ("body_read_timeout_seconds: -1", "body_read_timeout_seconds"),
             ("body_read_timeout_seconds: 3601", "body_read_timeout_seconds"),
+            ("write_timeout_seconds: 0", "write_timeout_seconds"),
+            ("write_timeout_seconds: 1.0e19", "write_timeout_seconds"),
             ("max_connections: 0", "max_connections"),
             ("max_connections: 1000000", "max_connections"),
         ];
@@ -241,7 +254,7 @@ mod tests {
         let err = ServerConfig::parse_str(&format!("pipelines:\n{many}"), "s.yaml", Path::new(".")).unwrap_err().to_string();
         assert!(err.contains("pipelines:"), "{err}");
         let ends = "workers: 64\nqueue_capacity: 65536\nrequest_timeout_seconds: 86400\nshutdown_grace_seconds: 3600\nmax_body_bytes: 67108864\n\
-                    header_read_timeout_seconds: 3600\nidle_timeout_seconds: 86400\nbody_read_timeout_seconds: 3600\nmax_connections: 65536\n";
+                    header_read_timeout_seconds: 3600\nidle_timeout_seconds: 86400\nbody_read_timeout_seconds: 3600\nwrite_timeout_seconds: 3600\nmax_connections: 65536\n";
         ServerConfig::parse_str(&format!("{ends}pipelines:\n  - config: p.yaml\n"), "s.yaml", Path::new(".")).unwrap();
     }
 

@@ -9,7 +9,10 @@
 //!   between keep-alive requests), the connection is closed;
 //! - a request counts as in progress from its head until its response body has been sent (or dropped), so a long
 //!   generation or stream is never cut by these timers (the request timeout bounds it);
-//! - the request body has its own limit, `body_read_timeout_seconds`, enforced where it is read (408).
+//! - the request body has its own limit, `body_read_timeout_seconds`, enforced where it is read (408);
+//! - a response stuck because the client reads nothing (a write to the socket pending, no byte out) for
+//!   `write_timeout_seconds` closes the connection, which cancels its generation: without it a client that
+//!   sends requests and never reads held a connection slot and a worker forever.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -37,6 +40,8 @@ pub struct Limits {
     pub header_read: Duration,
     /// `idle_timeout_seconds`.
     pub idle: Duration,
+    /// `write_timeout_seconds`.
+    pub write: Duration,
     /// `max_connections`.
     pub max_connections: usize,
 }
@@ -53,6 +58,9 @@ struct Activity {
     last_idle_start_ms: AtomicU64,
     /// When the first byte of a not yet complete head arrived, ms since `opened`; [`NONE`] otherwise.
     head_started_ms: AtomicU64,
+    /// When a write to the socket last found the send buffer full with no byte written since, ms since `opened`;
+    /// [`NONE`] while writes go through.
+    write_stalled_ms: AtomicU64,
     /// Wakes the watchdog when a clock starts, so it does not sleep through a shorter deadline.
     changed: Notify,
 }
@@ -64,6 +72,7 @@ impl Activity {
             busy: AtomicUsize::new(0),
             last_idle_start_ms: AtomicU64::new(0),
             head_started_ms: AtomicU64::new(NONE),
+            write_stalled_ms: AtomicU64::new(NONE),
             changed: Notify::new(),
         }
     }
@@ -72,14 +81,38 @@ impl Activity {
         u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(NONE - 1)
     }
 
+    /// Starts the write-stall clock when a write finds the send buffer full, stops it when bytes go out.
+    fn note_write(&self, r: &Poll<io::Result<usize>>) {
+        match r {
+            Poll::Pending => {
+                if self.write_stalled_ms.compare_exchange(NONE, self.now_ms(), Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                    self.changed.notify_one();
+                }
+            }
+            Poll::Ready(_) => self.write_stalled_ms.store(NONE, Ordering::SeqCst),
+        }
+    }
+
     /// When the connection should be checked next, or why it must close now.
     fn check(&self, limits: &Limits) -> Result<Duration, &'static str> {
         // Idle connections are checked against their own clocks; a busy one again after a while (its request
         // is bounded by the request and body timeouts, not here).
-        if self.busy.load(Ordering::SeqCst) > 0 {
-            return Ok(limits.idle.min(Duration::from_secs(1)));
-        }
         let now = self.now_ms();
+        // A stuck write closes the connection whatever else is going on: a response body may be complete on
+        // hyper's side (the request no longer counted) while its bytes still wait in a full socket buffer.
+        let stalled_for = match self.write_stalled_ms.load(Ordering::SeqCst) {
+            NONE => None,
+            since => Some(Duration::from_millis(now.saturating_sub(since))),
+        };
+        if let Some(stalled) = stalled_for {
+            if stalled >= limits.write {
+                return Err("write timeout");
+            }
+        }
+        let write_wait = stalled_for.map_or(Duration::MAX, |stalled| limits.write.saturating_sub(stalled));
+        if self.busy.load(Ordering::SeqCst) > 0 {
+            return Ok(limits.idle.min(Duration::from_secs(1)).min(write_wait));
+        }
         let (since, limit, reason) = match self.head_started_ms.load(Ordering::SeqCst) {
             NONE => (self.last_idle_start_ms.load(Ordering::SeqCst), limits.idle, "idle timeout"),
             started => (started, limits.header_read, "header read timeout"),
@@ -88,7 +121,7 @@ impl Activity {
         if elapsed >= limit {
             Err(reason)
         } else {
-            Ok(limit - elapsed)
+            Ok((limit - elapsed).min(write_wait))
         }
     }
 }
@@ -137,11 +170,17 @@ impl AsyncRead for WatchedIo {
 
 impl AsyncWrite for WatchedIo {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.activity.note_write(&r);
+        r
     }
 
     fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        this.activity.note_write(&r);
+        r
     }
 
     fn is_write_vectored(&self) -> bool {

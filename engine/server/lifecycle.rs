@@ -134,6 +134,7 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
     let limits = conn::Limits {
         header_read: Duration::from_secs_f64(config.header_read_timeout_seconds),
         idle: Duration::from_secs_f64(config.idle_timeout_seconds),
+        write: Duration::from_secs_f64(config.write_timeout_seconds),
         max_connections: config.max_connections,
     };
     let thread_state = state.clone();
@@ -237,8 +238,10 @@ async fn serve(
         move || refused_metrics.error("too_many_connections"),
         move |reason| {
             // Idle connections closing is ordinary keep-alive housekeeping; a head that never completes is not.
-            if reason == "header read timeout" {
-                closed_metrics.error("header_read_timeout");
+            match reason {
+                "header read timeout" => closed_metrics.error("header_read_timeout"),
+                "write timeout" => closed_metrics.error("write_timeout"),
+                _ => {}
             }
         },
     );
