@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use schema::{
     BackendConfig, BackendKind, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig,
-    ProviderConfig, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    ProviderConfig, SpaceCandidates, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

@@ -243,6 +243,20 @@ pub enum StrategyConfig {
         #[serde(default)]
         allow_lossy: bool,
     },
+    /// SPACE (docs/METHODS.md section 6): the target itself, fine-tuned to fill mask tokens, verifies the last
+    /// step's candidates and drafts the next ones in the same call. Needs an export with a `space` manifest entry.
+    Space {
+        /// Mask tokens per group (default: the k the model was trained with; at most that).
+        #[serde(default)]
+        k: Option<usize>,
+        /// Which real tokens get a mask group: `all` (every candidate, the paper's form: drafts survive a
+        /// rejection) or `last` (only the last candidate: a smaller pass, no drafts after a rejection).
+        #[serde(default)]
+        candidates: SpaceCandidates,
+        /// Stop drafting while it does not pay (the payoff guard of the speculative strategies).
+        #[serde(default = "default_fallback")]
+        fallback: bool,
+    },
     /// CTC non-autoregressive generation (docs/METHODS.md section 5): an encoder-only CTC model (`kind: ctc_nat`
     /// export) writes the whole output in one forward pass over the upsampled source. Not lossless with respect
     /// to any AR model: it is its own model, compared with an AR baseline on quality and latency.
@@ -268,6 +282,17 @@ pub enum StrategyConfig {
         #[serde(default)]
         baseline: Option<PathBuf>,
     },
+}
+
+/// Which real tokens of a SPACE step carry a mask group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpaceCandidates {
+    /// The pending token and every candidate: (k + 1)^2 tokens per step.
+    #[default]
+    All,
+    /// Only the last real token: 2k + 1 tokens per step.
+    Last,
 }
 
 /// CTC decoding rule of the `nat` strategy.
@@ -346,6 +371,7 @@ impl StrategyConfig {
             StrategyConfig::Ar {} => "ar",
             StrategyConfig::Speculative { .. } => "speculative",
             StrategyConfig::Hsddw { .. } => "hsddw",
+            StrategyConfig::Space { .. } => "space",
             StrategyConfig::Nat { .. } => "nat",
         }
     }
@@ -696,6 +722,10 @@ impl PipelineConfig {
                 return h("tau_init", &format!("must be in (0, {MAX_ENTROPY_NATS}] (nats)"));
             }
         }
+        if let StrategyConfig::Space { k: Some(k), .. } = &self.strategy {
+            // The model's own k bounds it further when the strategy is built (the manifest is not read here).
+            in_range(&["strategy", "k"], *k, 1, MAX_SPACE_K)?;
+        }
         if let StrategyConfig::Nat { beam_width, beam_top_k, batch_size, rate, .. } = &self.strategy {
             let n = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", key], msg));
             in_range(&["strategy", "beam_width"], *beam_width, 1, MAX_BEAM)?;
@@ -719,6 +749,8 @@ pub const MAX_DEVICE_ID: usize = 63;
 pub const MAX_CONTEXT_LENGTH: usize = 1 << 20;
 /// Most draft tokens per step (`strategy.window.k_max`, `strategy.gamma`): verification passes are sized from it.
 pub const MAX_DRAFT_TOKENS: usize = 256;
+/// Largest SPACE group size (`strategy.k`); the model's trained k is the real bound (checked at load).
+pub const MAX_SPACE_K: usize = 16;
 /// Largest entropy threshold in nats (`strategy.window.entropy_threshold`, `strategy.tau_init`); ln of any
 /// vocabulary is far below it.
 pub const MAX_ENTROPY_NATS: f32 = 1000.0;

@@ -44,6 +44,9 @@ pub struct Manifest {
     /// the native CUDA backend reads instead of the ONNX graph.
     #[serde(default)]
     pub gpu_weights: Option<String>,
+    /// The SPACE mask token, present when the export was fine-tuned for SPACE decoding (docs/METHODS.md, SPACE).
+    #[serde(default)]
+    pub space: Option<SpaceSpec>,
     /// Tokenizer file name inside the folder.
     #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
@@ -56,6 +59,36 @@ pub struct Manifest {
     /// The model folder (filled on load, not part of the file).
     #[serde(skip)]
     pub dir: PathBuf,
+}
+
+/// What a SPACE export adds (export/README.md, "SPACE exports"): one input-only mask token whose id is the
+/// first past the logits, so no pipeline can ever emit it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpaceSpec {
+    /// The mask token's input id; always `dims.vocab_size`.
+    pub mask_token_id: u32,
+    /// Mask tokens per group the model was trained with (1..=[`SpaceSpec::MAX_K`]).
+    pub k: usize,
+}
+
+impl SpaceSpec {
+    /// Largest group size a manifest may declare (a step holds up to (k + 1)^2 tokens).
+    pub const MAX_K: usize = 16;
+
+    /// Checks the entry against the model's vocabulary; the message names the manifest key.
+    pub fn validate(&self, vocab_size: usize) -> std::result::Result<(), String> {
+        if self.mask_token_id as usize != vocab_size {
+            return Err(format!(
+                "manifest.json: space.mask_token_id is {} but must be dims.vocab_size ({vocab_size}): the mask token is the first id past the logits",
+                self.mask_token_id
+            ));
+        }
+        if !(1..=Self::MAX_K).contains(&self.k) {
+            return Err(format!("manifest.json: space.k is {} but must be in 1..={}", self.k, Self::MAX_K));
+        }
+        Ok(())
+    }
 }
 
 /// Network dimensions.
@@ -216,6 +249,9 @@ impl Manifest {
             None => files.push(&m.graph.file),
         }
         header::check_files(dir, &files)?;
+        if let Some(space) = &m.space {
+            space.validate(m.dims.vocab_size).map_err(|msg| crate::error::Error::model(dir, msg))?;
+        }
         m.dir = dir.to_path_buf();
         Ok(m)
     }
@@ -223,6 +259,12 @@ impl Manifest {
     /// Decoder layers present in the graph.
     pub fn layers(&self) -> usize {
         self.layers_kept.unwrap_or(self.dims.num_layers)
+    }
+
+    /// One past the largest input id the graph embeds: the vocabulary, plus the mask token of a SPACE export
+    /// (which has an embedding row but no logit).
+    pub fn input_ids_end(&self) -> usize {
+        self.dims.vocab_size + usize::from(self.space.is_some())
     }
 
     /// The declared input called `name`, if any.

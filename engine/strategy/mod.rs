@@ -13,6 +13,7 @@
 
 pub mod ar;
 pub mod hsddw;
+pub mod space;
 pub mod speculative;
 pub mod synced;
 
@@ -102,6 +103,7 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
         StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
             Ok(Box::new(hsddw::Hsddw::new(loader, target, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
         }
+        StrategyConfig::Space { k, candidates, fallback } => Ok(Box::new(space::Space::new(target, *k, *candidates)?.with_fallback(*fallback))),
         StrategyConfig::Nat { .. } => Err(Error::InvalidRequest(
             "strategy `nat` does not decode a decoder model: it runs a CTC NAT encoder through specrt::nat::NatPipeline".into(),
         )),

@@ -61,6 +61,8 @@ pub struct OrtDecoder {
     device: String,
     capacity: usize,
     vocab: usize,
+    /// Input ids below this are valid: the vocabulary, plus a SPACE export's mask token (its embedding row only).
+    input_ids_end: usize,
     hidden: usize,
     kv_heads: usize,
     head_dim: usize,
@@ -135,6 +137,7 @@ impl OrtDecoder {
             device: crate::backend::Backend::device(backend),
             capacity,
             vocab: d.vocab_size,
+            input_ids_end: manifest.input_ids_end(),
             hidden: d.hidden_size,
             kv_heads: d.num_kv_heads,
             head_dim: d.head_dim,
@@ -175,8 +178,8 @@ impl OrtDecoder {
         if x.logits_rows.is_empty() || x.logits_rows.iter().any(|&r| r < 0 || r as usize >= s) {
             return bad(format!("logits rows {:?} must be non-empty indices below {s}", x.logits_rows));
         }
-        if let Some(&t) = x.input_ids.iter().find(|&&t| t < 0 || t as usize >= self.vocab) {
-            return bad(format!("token id {t} is outside the vocabulary (size {})", self.vocab));
+        if let Some(&t) = x.input_ids.iter().find(|&&t| t < 0 || t as usize >= self.input_ids_end) {
+            return bad(format!("token id {t} is outside the vocabulary (size {})", self.input_ids_end));
         }
         Ok(())
     }
