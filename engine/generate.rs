@@ -189,11 +189,6 @@ impl<'a> OutputSink<'a> {
         }
     }
 
-    /// True once a stopping rule fired.
-    pub fn is_finished(&self) -> bool {
-        self.finish.is_some()
-    }
-
     /// Tokens that may still be output before `max_tokens`.
     pub fn remaining(&self) -> usize {
         self.max_tokens.saturating_sub(self.tokens.len())

@@ -457,8 +457,3 @@ impl Drop for Graph {
         }
     }
 }
-
-/// Free and total device memory of the current context.
-pub fn memory_info() -> Result<(usize, usize)> {
-    check("cuMemGetInfo", result::mem_get_info())
-}

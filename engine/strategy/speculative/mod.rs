@@ -58,16 +58,6 @@ impl Speculative {
         self.residual_rule = rule;
         self
     }
-
-    /// The drafter's name.
-    pub fn drafter_name(&self) -> &'static str {
-        self.drafter.name()
-    }
-
-    /// The window policy's name.
-    pub fn policy_name(&self) -> &'static str {
-        self.policy.name()
-    }
 }
 
 impl Strategy for Speculative {
