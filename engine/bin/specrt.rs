@@ -42,6 +42,9 @@ struct ServeArgs {
     /// Override the file's `port`.
     #[arg(long)]
     port: Option<u16>,
+    /// One line per request on stderr: `text` (key=value) or `json` (one object per line), or `off`.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "off"])]
+    log_format: String,
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
@@ -52,7 +55,11 @@ fn serve(args: ServeArgs) -> Result<()> {
     if let Some(p) = args.port {
         config.port = p;
     }
-    specrt::server::run(&config)?;
+    let log_format = match args.log_format.as_str() {
+        "off" => None,
+        f => Some(f.parse::<specrt::server::LogFormat>().map_err(anyhow::Error::msg)?),
+    };
+    specrt::server::run(&config, log_format)?;
     Ok(())
 }
 

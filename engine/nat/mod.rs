@@ -4,6 +4,7 @@
 //!
 //! - [`upsample`]: the mask-insertion rule (integer and fractional rates, clipping to the position limit).
 //! - [`ctc`]: greedy CTC decoding and CTC prefix beam search.
+//! - [`invariance`]: the load-time probe of whether a sentence's logits depend on what shares its pass.
 //! - [`model`]: the `ctc_nat` encoder (contract in [`crate::contract::ctc_nat`]) on the backend's encoder graph.
 //! - [`pipeline`]: [`NatPipeline`], a YAML pipeline with `strategy: {kind: nat}`.
 //! - [`metrics`]: corpus BLEU and chrF, equal to sacrebleu's defaults (tested against sacrebleu's own numbers).
@@ -11,6 +12,7 @@
 //! A NAT model is not lossless with respect to any AR model: it is compared on quality (BLEU/chrF) and speed.
 
 pub mod ctc;
+pub mod invariance;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;

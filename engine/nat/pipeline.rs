@@ -186,28 +186,35 @@ impl NatPipeline {
     /// error for the sentences it concerns only, never for the others (the C ABI and the server batch unrelated
     /// users' sentences together).
     pub fn translate_each(&mut self, sources: &[String]) -> Vec<Result<Translation>> {
-        let mut errors: Vec<Option<Error>> = Vec::with_capacity(sources.len());
-        let mut prepared = Vec::with_capacity(sources.len());
-        for (i, s) in sources.iter().enumerate() {
-            match self.prepare(i, s) {
-                Ok(p) => {
-                    prepared.push(Some(p));
-                    errors.push(None);
-                }
-                Err(e) => {
-                    prepared.push(None);
-                    errors.push(Some(e));
+        self.translate_groups(&[sources]).pop().unwrap_or_default()
+    }
+
+    /// [`NatPipeline::translate_each`] over several independent groups of sentences at once (the server's
+    /// dynamic batching: one group per request), in shared length-sorted passes. Results come back per group,
+    /// and an error names the sentence's index within its own group, so nothing in a group's answer depends on
+    /// the other groups.
+    pub fn translate_groups(&mut self, groups: &[&[String]]) -> Vec<Vec<Result<Translation>>> {
+        let mut errors: Vec<Option<Error>> = Vec::new();
+        let mut prepared = Vec::new();
+        for group in groups {
+            for (i, s) in group.iter().enumerate() {
+                match self.prepare(i, s) {
+                    Ok(p) => {
+                        prepared.push(Some(p));
+                        errors.push(None);
+                    }
+                    Err(e) => {
+                        prepared.push(None);
+                        errors.push(Some(e));
+                    }
                 }
             }
         }
-        let ran = self.run_prepared(prepared);
-        ran.into_iter()
-            .zip(errors)
-            .map(|(r, e)| match e {
-                Some(e) => Err(e),
-                None => r,
-            })
-            .collect()
+        let mut results = self.run_prepared(prepared).into_iter().zip(errors).map(|(r, e)| match e {
+            Some(e) => Err(e),
+            None => r,
+        });
+        groups.iter().map(|g| results.by_ref().take(g.len()).collect()).collect()
     }
 
     /// The most source bytes a sentence may have: its tokens must fit the model's positions, and no token of a

@@ -65,6 +65,8 @@ pub enum Endpoint {
     Completions,
     /// `/v1/chat/completions`.
     Chat,
+    /// `/v1/translations` (NAT pipelines).
+    Translations,
 }
 
 impl Endpoint {
@@ -73,6 +75,16 @@ impl Endpoint {
         match self {
             Endpoint::Completions => "completions",
             Endpoint::Chat => "chat_completions",
+            Endpoint::Translations => "translations",
+        }
+    }
+
+    /// The route.
+    pub fn route(self) -> &'static str {
+        match self {
+            Endpoint::Completions => "/v1/completions",
+            Endpoint::Chat => "/v1/chat/completions",
+            Endpoint::Translations => "/v1/translations",
         }
     }
 }
@@ -90,11 +102,13 @@ pub struct ApiRequest {
     pub generation: GenerationRequest,
 }
 
-fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+/// `key` unless absent or null.
+pub fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
-fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
+/// 400 `invalid_type` naming `key`, what it must be and what it was.
+pub fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
     let got = match got {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -106,15 +120,18 @@ fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
     ApiError::invalid(Some(key), "invalid_type", format!("`{key}` must be {expected}, got {got}"))
 }
 
-fn get_bool(obj: &Map<String, Value>, key: &str) -> Result<Option<bool>, ApiError> {
+/// `key` as a boolean, if present.
+pub fn get_bool(obj: &Map<String, Value>, key: &str) -> Result<Option<bool>, ApiError> {
     field(obj, key).map(|v| v.as_bool().ok_or_else(|| type_error(key, "a boolean", v))).transpose()
 }
 
-fn get_uint(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
+/// `key` as a non-negative integer, if present.
+pub fn get_uint(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
     field(obj, key).map(|v| v.as_u64().ok_or_else(|| type_error(key, "a non-negative integer", v))).transpose()
 }
 
-fn get_float(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, ApiError> {
+/// `key` as a number, if present.
+pub fn get_float(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, ApiError> {
     field(obj, key).map(|v| v.as_f64().ok_or_else(|| type_error(key, "a number", v))).transpose()
 }
 
@@ -122,16 +139,33 @@ fn get_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Api
     field(obj, key).map(|v| v.as_str().map(str::to_string).ok_or_else(|| type_error(key, "a string", v))).transpose()
 }
 
-/// Parses a request body. Unknown fields are ignored, as OpenAI does.
-pub fn parse_request(endpoint: Endpoint, body: &[u8]) -> Result<ApiRequest, ApiError> {
+/// Parses a request body as a JSON object.
+pub fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| ApiError::invalid(None, "invalid_json", format!("the request body is not valid JSON: {e}")))?;
-    let Value::Object(obj) = value else {
-        return Err(ApiError::invalid(None, "invalid_json", "the request body must be a JSON object"));
-    };
+    match value {
+        Value::Object(obj) => Ok(obj),
+        _ => Err(ApiError::invalid(None, "invalid_json", "the request body must be a JSON object")),
+    }
+}
+
+/// The `model` field of a request object.
+pub fn model_field(obj: &Map<String, Value>) -> Result<Option<String>, ApiError> {
+    get_string(obj, "model")
+}
+
+/// Parses a request body. Unknown fields are ignored, as OpenAI does.
+pub fn parse_request(endpoint: Endpoint, body: &[u8]) -> Result<ApiRequest, ApiError> {
+    parse_request_object(endpoint, &parse_object(body)?)
+}
+
+/// Parses a request object (see [`parse_request`]).
+pub fn parse_request_object(endpoint: Endpoint, obj: &Map<String, Value>) -> Result<ApiRequest, ApiError> {
+    let obj = obj.clone();
     let prompt = match endpoint {
         Endpoint::Completions => Some(parse_prompt(&obj)?),
         Endpoint::Chat => Some(parse_messages(&obj)?),
+        Endpoint::Translations => return Err(ApiError::invalid(None, "invalid_endpoint", "/v1/translations serves NAT pipelines only")),
     };
     let max_tokens = match get_uint(&obj, "max_tokens")? {
         Some(0) => return Err(ApiError::invalid(Some("max_tokens"), "invalid_value", "`max_tokens` must be at least 1")),
@@ -275,7 +309,8 @@ pub fn response(
     stats: Option<&Stats>,
 ) -> Value {
     let mut v = match endpoint {
-        Endpoint::Completions => json!({
+        // Translations never stream nor use this shape; they answer with completions' shape if ever asked.
+        Endpoint::Completions | Endpoint::Translations => json!({
             "id": id, "object": "text_completion", "created": created, "model": model,
             "choices": [{"index": 0, "text": text, "logprobs": null, "finish_reason": finish_reason}],
         }),
@@ -295,7 +330,8 @@ pub fn response(
 /// when asked for).
 pub fn chunk(endpoint: Endpoint, id: &str, created: u64, model: &str, piece: Option<&str>, finish_reason: Option<&str>) -> Value {
     match endpoint {
-        Endpoint::Completions => json!({
+        // Translations never stream nor use this shape; they answer with completions' shape if ever asked.
+        Endpoint::Completions | Endpoint::Translations => json!({
             "id": id, "object": "text_completion", "created": created, "model": model,
             "choices": [{"index": 0, "text": piece.unwrap_or(""), "logprobs": null, "finish_reason": finish_reason}],
         }),

@@ -65,6 +65,50 @@ pub struct ServedPipeline {
     pub name: Option<String>,
     /// The pipeline YAML file, relative to the server file.
     pub config: PathBuf,
+    /// Serving settings of a NAT pipeline (`strategy: {kind: nat}`): request limits and dynamic batching. Only
+    /// valid on a NAT pipeline (a decoder pipeline with this section is an error at start).
+    #[serde(default)]
+    pub nat: Option<NatServing>,
+}
+
+/// How the server serves one NAT pipeline (docs/SERVER.md "NAT pipelines").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NatServing {
+    /// Most sentences one request may carry (a list `prompt` or `text`); more answer 400 (default 64).
+    #[serde(default = "default_max_sentences")]
+    pub max_sentences_per_request: usize,
+    /// Most bytes of one sentence, checked before it is tokenized; a longer sentence is an error for that
+    /// sentence only. Default: the model's positions x 128 bytes (no token of a real vocabulary is longer).
+    #[serde(default)]
+    pub max_sentence_bytes: Option<usize>,
+    /// How long a worker that took a request waits for more before it runs the pass, milliseconds; 0 takes only
+    /// what is already queued (default 3).
+    #[serde(default = "default_batch_window_ms")]
+    pub batch_window_ms: f64,
+    /// Most sentences gathered into one batch. A batch always takes one whole request; more requests join while
+    /// the total stays within this, so 1 turns cross-request batching off. Default: the pipeline's
+    /// `strategy.batch_size` (sentences per forward pass), so a gathered batch is one pass.
+    #[serde(default)]
+    pub max_batch_sentences: Option<usize>,
+}
+
+impl Default for NatServing {
+    fn default() -> Self {
+        NatServing {
+            max_sentences_per_request: default_max_sentences(),
+            max_sentence_bytes: None,
+            batch_window_ms: default_batch_window_ms(),
+            max_batch_sentences: None,
+        }
+    }
+}
+
+fn default_max_sentences() -> usize {
+    64
+}
+fn default_batch_window_ms() -> f64 {
+    3.0
 }
 
 fn default_host() -> String {
@@ -128,6 +172,10 @@ impl ServerConfig {
             let (line, column) = key_line(text, key);
             return Err(Error::Config { file: source.to_string(), line, column, message: format!("{key}: {message}") });
         }
+        if let Err((i, key, message)) = config.validate_nat() {
+            let (line, column) = nat_key_line(text, i, key);
+            return Err(Error::Config { file: source.to_string(), line, column, message: format!("{key}: {message}") });
+        }
         Ok(config)
     }
 
@@ -168,7 +216,40 @@ impl ServerConfig {
         count("pipelines", self.pipelines.len(), 1, MAX_PIPELINES)?;
         Ok(())
     }
+
+    /// Checks each pipeline's `nat:` numbers; the error names the occurrence of the key (the `i`-th `nat:` section).
+    fn validate_nat(&self) -> std::result::Result<(), (usize, &'static str, String)> {
+        for (i, n) in self.pipelines.iter().filter_map(|p| p.nat.as_ref()).enumerate() {
+            let count = |key: &'static str, v: usize, hi: usize| {
+                if (1..=hi).contains(&v) {
+                    Ok(())
+                } else {
+                    Err((i, key, format!("must be in 1..={hi} (got {v})")))
+                }
+            };
+            count("max_sentences_per_request", n.max_sentences_per_request, MAX_SENTENCES_PER_REQUEST)?;
+            if let Some(b) = n.max_sentence_bytes {
+                count("max_sentence_bytes", b, MAX_SENTENCE_BYTES)?;
+            }
+            if let Some(b) = n.max_batch_sentences {
+                count("max_batch_sentences", b, MAX_BATCH_SENTENCES)?;
+            }
+            if !(n.batch_window_ms >= 0.0 && n.batch_window_ms <= MAX_BATCH_WINDOW_MS) {
+                return Err((i, "batch_window_ms", format!("must be in [0, {MAX_BATCH_WINDOW_MS}] (got {})", n.batch_window_ms)));
+            }
+        }
+        Ok(())
+    }
 }
+
+/// Most `nat.max_sentences_per_request`: each sentence of a request is held and answered together.
+pub const MAX_SENTENCES_PER_REQUEST: usize = 4096;
+/// Largest `nat.max_sentence_bytes` (1 MiB): far beyond any model's positions x 128 bytes.
+pub const MAX_SENTENCE_BYTES: usize = 1 << 20;
+/// Most `nat.max_batch_sentences`: a gathered batch is held in memory with its logits.
+pub const MAX_BATCH_SENTENCES: usize = 4096;
+/// Longest `nat.batch_window_ms` (one second): every request of a batch waits this long at most.
+pub const MAX_BATCH_WINDOW_MS: f64 = 1000.0;
 
 /// Most inference workers per pipeline (`workers`); each holds a full copy of the pipeline.
 pub const MAX_WORKERS: usize = 64;
@@ -197,6 +278,16 @@ pub const MAX_CONNECTIONS: usize = 65_536;
 /// 1-based line and column of a top-level key, (0, 0) when not found.
 fn key_line(text: &str, key: &str) -> (usize, usize) {
     text.lines().position(|l| l.starts_with(key) && l[key.len()..].trim_start().starts_with(':')).map(|i| (i + 1, 1)).unwrap_or((0, 0))
+}
+
+/// 1-based line and column of `key:` inside the `nth` (0-based) `nat:` section, (0, 0) when not found.
+fn nat_key_line(text: &str, nth: usize, key: &str) -> (usize, usize) {
+    let is_key = |l: &str, k: &str| {
+        let t = l.trim_start().trim_start_matches("- ");
+        t.starts_with(k) && t[k.len()..].trim_start().starts_with(':')
+    };
+    let Some(start) = text.lines().enumerate().filter(|(_, l)| is_key(l, "nat")).map(|(i, _)| i).nth(nth) else { return (0, 0) };
+    text.lines().enumerate().skip(start).find(|(_, l)| is_key(l, key)).map(|(i, l)| (i + 1, l.len() - l.trim_start().len() + 1)).unwrap_or((0, 0))
 }
 
 /// Loads each served pipeline's YAML (errors keep the pipeline file's name, line and key).
@@ -256,6 +347,32 @@ mod tests {
         let ends = "workers: 64\nqueue_capacity: 65536\nrequest_timeout_seconds: 86400\nshutdown_grace_seconds: 3600\nmax_body_bytes: 67108864\n\
                     header_read_timeout_seconds: 3600\nidle_timeout_seconds: 86400\nbody_read_timeout_seconds: 3600\nwrite_timeout_seconds: 3600\nmax_connections: 65536\n";
         ServerConfig::parse_str(&format!("{ends}pipelines:\n  - config: p.yaml\n"), "s.yaml", Path::new(".")).unwrap();
+    }
+
+    #[test]
+    fn nat_section_values_are_checked_at_their_line() {
+        let ok = "pipelines:\n  - config: p.yaml\n    nat:\n      max_sentences_per_request: 8\n      batch_window_ms: 0\n";
+        let c = ServerConfig::parse_str(ok, "s.yaml", Path::new(".")).unwrap();
+        assert_eq!(c.pipelines[0].nat.as_ref().unwrap().max_sentences_per_request, 8);
+        let cases = [
+            ("max_sentences_per_request: 0", "max_sentences_per_request"),
+            ("max_sentences_per_request: 5000", "max_sentences_per_request"),
+            ("max_sentence_bytes: 0", "max_sentence_bytes"),
+            ("max_batch_sentences: 100000", "max_batch_sentences"),
+            ("batch_window_ms: -1", "batch_window_ms"),
+            ("batch_window_ms: .nan", "batch_window_ms"),
+            ("batch_window_ms: 2000", "batch_window_ms"),
+        ];
+        for (line, key) in cases {
+            // The second pipeline's section is the bad one: the error points at its line, not the first's.
+            let text = format!("pipelines:\n  - config: a.yaml\n    nat:\n      batch_window_ms: 1\n  - config: p.yaml\n    nat:\n      {line}\n");
+            let err = ServerConfig::parse_str(&text, "s.yaml", Path::new(".")).unwrap_err().to_string();
+            assert!(err.starts_with("s.yaml:7:7") && err.contains(&format!("{key}:")), "{line} -> {err}");
+        }
+        let err = ServerConfig::parse_str("pipelines:\n  - config: p.yaml\n    nat:\n      batch_windw_ms: 1\n", "s.yaml", Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("s.yaml:4:") && err.contains("batch_windw_ms"), "{err}");
     }
 
     #[test]

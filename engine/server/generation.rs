@@ -1,6 +1,7 @@
-//! The generation endpoints' request path (`/v1/completions`, `/v1/chat/completions`): read and parse the body,
-//! pick the pipeline, queue a job, wait for the worker's validation (so its errors still get a 4xx status), then
-//! answer with one JSON body or hand the events to an [`SseStream`].
+//! The generation endpoints' request path (`/v1/completions`, `/v1/chat/completions`, `/v1/translations`): read
+//! and parse the body, pick the pipeline (NAT pipelines go to [`super::translate`]), queue a job, wait for the
+//! worker's validation (so its errors still get a 4xx status), then answer with one JSON body or hand the events
+//! to an [`SseStream`].
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -13,10 +14,12 @@ use tokio::time::Instant as TokioInstant;
 use super::api::{self, ApiError, Endpoint};
 use super::body;
 use super::events::{next_event, CancelOnDrop};
+use super::log::LogRecord;
 use super::routes::json_response;
 use super::sse::SseStream;
 use super::state::AppState;
-use super::worker::{self, CancelCause, Control, Event, Job, PipelineHandle, SubmitError};
+use super::translate;
+use super::worker::{self, CancelCause, Control, Event, Job, PipelineHandle, SubmitError, Work};
 
 /// The served pipeline a request names (`None`: the first one), or 404 listing the served names.
 pub(super) fn find_pipeline(state: &AppState, model: Option<&str>) -> Result<Arc<PipelineHandle>, ApiError> {
@@ -44,29 +47,68 @@ pub(super) fn submit(pipeline: &PipelineHandle, job: Job) -> Result<(), ApiError
     }
 }
 
-/// The response id: `cmpl-`/`chatcmpl-` + the server's epoch + a counter.
-pub(super) fn response_id(state: &AppState, prefix: &str) -> String {
-    let n = state.next_id.fetch_add(1, Ordering::Relaxed);
-    format!("{prefix}-{:x}{n:06x}", state.epoch)
-}
-
 /// Unix seconds now.
 pub(super) fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// Serves one generation request.
-pub(super) async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request) -> Result<Response, ApiError> {
+/// What a handler learned for the request log; the route wrapper adds the status and latency.
+pub(super) struct Pending {
+    /// The record so far.
+    pub record: LogRecord,
+    /// A stream took the record and logs it when it ends.
+    pub deferred: bool,
+    /// When the request arrived.
+    pub arrived: Instant,
+}
+
+/// Serves one request to `/v1/completions`, `/v1/chat/completions` or `/v1/translations`: NAT pipelines go to
+/// [`translate::serve`], decoder pipelines to [`generate`].
+pub(super) async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: Request, log: &mut Pending) -> Result<Response, ApiError> {
     let deadline = TokioInstant::now() + state.timeout;
     let body = body::read(req, state.max_body_bytes, state.body_read_timeout).await?;
-    let request = api::parse_request(endpoint, &body)?;
-    let pipeline = find_pipeline(state, request.model.as_deref())?;
-    if let Some(m) = request.generation.max_tokens {
-        if m >= pipeline.info.context_length {
+    let obj = api::parse_object(&body)?;
+    let pipeline = find_pipeline(state, api::model_field(&obj)?.as_deref())?;
+    log.record.model = Some(pipeline.info.name.clone());
+    match (&pipeline.info.nat, endpoint) {
+        (Some(_), Endpoint::Chat) => Err(ApiError::invalid(
+            None,
+            "invalid_endpoint",
+            format!(
+                "`{}` is a NAT translation pipeline, it has no chat: use POST /v1/completions (`prompt`: a sentence or a list) or \
+                 POST /v1/translations (`text`: a list of sentences)",
+                pipeline.info.name
+            ),
+        )),
+        (Some(_), _) => translate::serve(state, &pipeline, endpoint, &obj, deadline, log).await,
+        (None, Endpoint::Translations) => Err(ApiError::invalid(
+            None,
+            "invalid_endpoint",
+            format!(
+                "`{}` is a {} pipeline, not a translation pipeline: use POST /v1/completions or POST /v1/chat/completions",
+                pipeline.info.name, pipeline.info.strategy
+            ),
+        )),
+        (None, _) => generate(state, &pipeline, endpoint, &obj, deadline, log).await,
+    }
+}
+
+/// A generation on a decoder pipeline.
+async fn generate(
+    state: &Arc<AppState>,
+    pipeline: &Arc<PipelineHandle>,
+    endpoint: Endpoint,
+    obj: &serde_json::Map<String, serde_json::Value>,
+    deadline: TokioInstant,
+    log: &mut Pending,
+) -> Result<Response, ApiError> {
+    let request = api::parse_request_object(endpoint, obj)?;
+    if let (Some(m), Some(context)) = (request.generation.max_tokens, pipeline.info.context_length) {
+        if m >= context {
             return Err(ApiError::invalid(
                 Some("max_tokens"),
                 "context_length_exceeded",
-                format!("max_tokens ({m}) must be below the model's context length ({})", pipeline.info.context_length),
+                format!("max_tokens ({m}) must be below the model's context length ({context})"),
             ));
         }
     }
@@ -75,35 +117,38 @@ pub(super) async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: R
     }
     let control = Arc::new(Control::default());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let job = Job { request: request.generation, stream: request.stream, control: control.clone(), events: tx, enqueued: Instant::now() };
-    submit(&pipeline, job)?;
+    let job =
+        Job { work: Work::Generate(request.generation), stream: request.stream, control: control.clone(), events: tx, enqueued: Instant::now() };
+    submit(pipeline, job)?;
     let mut guard = CancelOnDrop::new(control);
     // Wait in the queue, then for validation: errors found by the worker still get their 4xx status.
     let prompt_tokens = match next_event(&mut rx, deadline, &mut guard).await? {
         // A job can only finish before `Started` with an error.
         Event::Done(r) => return Err(r.err().unwrap_or_else(|| ApiError::new(500, "server_error", "internal_error", "unexpected worker reply"))),
         Event::Started { prompt_tokens } => prompt_tokens,
-        Event::Text(_) => 0,
+        Event::Text(_) | Event::Translated(_) => 0,
     };
-    let id = response_id(
-        state,
-        match endpoint {
-            Endpoint::Completions => "cmpl",
-            Endpoint::Chat => "chatcmpl",
-        },
-    );
+    let id = state.new_id(match endpoint {
+        Endpoint::Chat => "chatcmpl",
+        _ => "cmpl",
+    });
+    log.record.id = id.clone();
+    log.record.tokens_in = Some(prompt_tokens);
     let created = unix_now();
     let model = pipeline.info.name.clone();
     if !request.stream {
         loop {
             if let Event::Done(r) = next_event(&mut rx, deadline, &mut guard).await? {
                 let f = r?;
+                log.record.tokens_out = Some(f.completion_tokens);
+                log.record.finish_reason = Some(f.finish_reason.to_string());
                 let stats = request.specrt_stats.then_some(&f.stats);
                 let body = api::response(endpoint, &id, created, &model, &f.text, f.finish_reason, f.prompt_tokens, f.completion_tokens, stats);
                 return Ok(json_response(200, &body));
             }
         }
     }
+    log.deferred = true;
     let stream = SseStream {
         rx,
         guard,
@@ -117,6 +162,8 @@ pub(super) async fn generation(state: &Arc<AppState>, endpoint: Endpoint, req: R
         started: false,
         done: false,
         state: state.clone(),
+        log: std::mem::take(&mut log.record),
+        arrived: log.arrived,
     };
     Ok(stream.into_response())
 }

@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::config::{self, ServerConfig};
+use super::batcher::Batching;
+use super::config::{self, NatServing, ServerConfig};
 use super::conn;
+use super::log::{LogFormat, RequestLog};
 use super::metrics::{Metrics, QueueGauge};
 use super::routes::router;
 use super::state::AppState;
-use super::worker::{PipelineHandle, WorkerShared};
+use super::worker::{NatInfo, PipelineHandle, Served, WorkerShared};
+use crate::config::{LoadedConfig, StrategyConfig};
 use crate::error::{Error, Result};
+use crate::nat::{invariance, NatPipeline};
 use crate::pipeline::Pipeline;
 
 /// Options the YAML file does not hold.
@@ -24,6 +28,10 @@ pub struct ServerOptions {
     pub handle_signals: bool,
     /// Test hook: a prompt containing this text panics inside the worker (to test that panics answer 500).
     pub panic_marker: Option<String>,
+    /// One structured line per request on stderr (`specrt serve --log-format`); None logs nothing.
+    pub log_format: Option<LogFormat>,
+    /// Test hook: keep the request log lines here instead of writing them to stderr.
+    pub log_capture: Option<Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 /// A running server.
@@ -85,8 +93,8 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
     let mut gauges = Vec::new();
     let mut built = Vec::new();
     let mut names = HashSet::new();
-    for (name, cfg) in loaded {
-        let copies = (0..config.workers).map(|_| Pipeline::from_config(cfg.clone())).collect::<Result<Vec<_>>>()?;
+    for ((name, cfg), served) in loaded.into_iter().zip(&config.pipelines) {
+        let (copies, nat) = load_copies(cfg, served.nat.as_ref(), config.workers)?;
         let name = name.unwrap_or_else(|| copies[0].name().to_string());
         if !names.insert(name.clone()) {
             return Err(Error::Config {
@@ -103,12 +111,20 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
             capacity: config.queue_capacity,
         });
         gauges.push(gauge.clone());
-        built.push((name, copies, gauge));
+        built.push((name, copies, nat, gauge));
     }
     let metrics = Arc::new(Metrics::new(gauges));
+    for (name, _, nat, _) in &built {
+        if let Some(n) = nat {
+            metrics.declare_nat(name);
+            eprintln!("specrt: {name}: NAT, {} decoding, batching {}", n.decode, n.batching.describe());
+        }
+    }
     let shared = Arc::new(WorkerShared { metrics: metrics.clone(), hard_stop: hard_stop.clone(), panic_marker: options.panic_marker.clone() });
-    let pipelines: Vec<_> =
-        built.into_iter().map(|(name, copies, gauge)| PipelineHandle::start(name, copies, config.queue_capacity, shared.clone(), gauge)).collect();
+    let pipelines: Vec<_> = built
+        .into_iter()
+        .map(|(name, copies, nat, gauge)| PipelineHandle::start(name, copies, nat, config.queue_capacity, shared.clone(), gauge))
+        .collect();
     let state = Arc::new(AppState {
         pipelines,
         metrics,
@@ -117,6 +133,7 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
         body_read_timeout: Duration::from_secs_f64(config.body_read_timeout_seconds),
         shutting_down: AtomicBool::new(false),
         hard_stop,
+        log: RequestLog::new(options.log_format, options.log_capture.clone()),
         next_id: AtomicU64::new(0),
         epoch: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
     });
@@ -156,9 +173,53 @@ pub fn start(config: &ServerConfig, options: ServerOptions) -> Result<ServerHand
     Ok(ServerHandle { addr, state, stop: Some(stop_tx), thread: Some(thread) })
 }
 
-/// Loads the server file, serves until SIGINT/SIGTERM, and returns once everything has stopped.
-pub fn run(config: &ServerConfig) -> Result<()> {
-    let handle = start(config, ServerOptions { handle_signals: true, ..Default::default() })?;
+/// One copy of the pipeline per worker; for a NAT pipeline also how it is served (its `nat:` section resolved,
+/// batching switched off if the encoder pass is not bitwise batch-invariant).
+fn load_copies(cfg: LoadedConfig, nat: Option<&NatServing>, workers: usize) -> Result<(Vec<Served>, Option<NatInfo>)> {
+    let source = cfg.source.clone();
+    if !matches!(cfg.config.strategy, StrategyConfig::Nat { .. }) {
+        if nat.is_some() {
+            return Err(Error::Config {
+                file: source,
+                line: 0,
+                column: 0,
+                message: "the server file gives this pipeline a `nat:` section, but its strategy is not `nat`".into(),
+            });
+        }
+        let copies = (0..workers).map(|_| Ok(Served::Decoder(Box::new(Pipeline::from_config(cfg.clone())?)))).collect::<Result<Vec<_>>>()?;
+        return Ok((copies, None));
+    }
+    let copies = (0..workers).map(|_| NatPipeline::from_config(cfg.clone())).collect::<Result<Vec<_>>>()?;
+    let serving = nat.cloned().unwrap_or_default();
+    let first = &copies[0];
+    let mut batching = Batching {
+        window: Duration::from_secs_f64(serving.batch_window_ms / 1e3),
+        max_sentences: serving.max_batch_sentences.unwrap_or(first.batch_size()),
+        off_reason: None,
+    };
+    if batching.max_sentences > 1 {
+        let probe = invariance::probe_config(first.config(), first.batch_size().clamp(2, 64))?;
+        if !probe.bitwise() {
+            batching.off_reason = Some(format!(
+                "the encoder pass is not batch-invariant here: {} of {} probe comparisons differed, max |diff| {:e}",
+                probe.differing, probe.checks, probe.max_abs_diff
+            ));
+            batching.max_sentences = 1;
+        }
+    }
+    let info = NatInfo {
+        max_sentences_per_request: serving.max_sentences_per_request,
+        max_sentence_bytes: serving.max_sentence_bytes.unwrap_or(first.max_source_bytes()),
+        decode: first.decode_name(),
+        batching,
+    };
+    Ok((copies.into_iter().map(|p| Served::Nat(Box::new(p))).collect(), Some(info)))
+}
+
+/// Serves `config` until SIGINT/SIGTERM, logging each request in `log_format` on stderr, and returns once
+/// everything has stopped.
+pub fn run(config: &ServerConfig, log_format: Option<LogFormat>) -> Result<()> {
+    let handle = start(config, ServerOptions { handle_signals: true, log_format, ..Default::default() })?;
     eprintln!("specrt: serving {} on http://{}", handle.state.names(), handle.addr());
     handle.wait();
     eprintln!("specrt: stopped");

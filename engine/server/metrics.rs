@@ -10,17 +10,30 @@ use crate::stats::Stats;
 
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 12] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 60.0];
+/// Upper bounds of the batch-size histograms (requests or sentences per NAT pass).
+const SIZE_BUCKETS: [f64; 11] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1024.0, 4096.0];
 
-#[derive(Default, Clone)]
+#[derive(Clone)]
 struct Histogram {
-    counts: [u64; BUCKETS.len()],
+    bounds: &'static [f64],
+    counts: Vec<u64>,
     sum: f64,
     count: u64,
 }
 
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram::with_bounds(&BUCKETS)
+    }
+}
+
 impl Histogram {
+    fn with_bounds(bounds: &'static [f64]) -> Self {
+        Histogram { bounds, counts: vec![0; bounds.len()], sum: 0.0, count: 0 }
+    }
+
     fn observe(&mut self, v: f64) {
-        for (i, b) in BUCKETS.iter().enumerate() {
+        for (i, b) in self.bounds.iter().enumerate() {
             if v <= *b {
                 self.counts[i] += 1;
             }
@@ -44,6 +57,8 @@ struct PipelineCounters {
     generation_seconds: f64,
     queue_wait: Histogram,
     panics: u64,
+    /// NAT pipelines: requests and sentences per gathered batch (None for decoder pipelines).
+    batches: Option<(Histogram, Histogram)>,
 }
 
 #[derive(Default)]
@@ -150,6 +165,28 @@ impl Metrics {
         }
     }
 
+    /// Records one NAT batch: how many requests and sentences were gathered into it.
+    pub fn nat_batch(&self, pipeline: &str, requests: usize, sentences: usize) {
+        let mut m = self.lock();
+        let p = m.pipelines.entry(pipeline.to_string()).or_default();
+        let (r, s) = p.batches.get_or_insert_with(|| (Histogram::with_bounds(&SIZE_BUCKETS), Histogram::with_bounds(&SIZE_BUCKETS)));
+        r.observe(requests as f64);
+        s.observe(sentences as f64);
+    }
+
+    /// Marks `pipeline` as a NAT pipeline, so its batch histograms show up (empty) from the start.
+    pub fn declare_nat(&self, pipeline: &str) {
+        let mut m = self.lock();
+        let p = m.pipelines.entry(pipeline.to_string()).or_default();
+        p.batches.get_or_insert_with(|| (Histogram::with_bounds(&SIZE_BUCKETS), Histogram::with_bounds(&SIZE_BUCKETS)));
+    }
+
+    /// NAT batches of `pipeline` so far: (batches, requests, sentences), summed.
+    pub fn nat_batches(&self, pipeline: &str) -> (u64, u64, u64) {
+        let m = self.lock();
+        m.pipelines.get(pipeline).and_then(|p| p.batches.as_ref()).map_or((0, 0, 0), |(r, s)| (r.count, r.sum as u64, s.sum as u64))
+    }
+
     /// A snapshot of one pipeline's counters.
     pub fn pipeline(&self, name: &str) -> PipelineSnapshot {
         let m = self.lock();
@@ -202,6 +239,18 @@ impl Metrics {
         head(&mut s, "specrt_queue_wait_seconds", "histogram", "Time requests spent in the queue before a worker took them.");
         for (name, p) in &m.pipelines {
             histogram(&mut s, "specrt_queue_wait_seconds", &format!("pipeline=\"{name}\""), &p.queue_wait);
+        }
+        head(&mut s, "specrt_batch_requests", "histogram", "NAT pipelines: requests gathered into one batch (dynamic batching).");
+        for (name, p) in &m.pipelines {
+            if let Some((r, _)) = &p.batches {
+                histogram(&mut s, "specrt_batch_requests", &format!("pipeline=\"{name}\""), r);
+            }
+        }
+        head(&mut s, "specrt_batch_sentences", "histogram", "NAT pipelines: sentences gathered into one batch (dynamic batching).");
+        for (name, p) in &m.pipelines {
+            if let Some((_, st)) = &p.batches {
+                histogram(&mut s, "specrt_batch_sentences", &format!("pipeline=\"{name}\""), st);
+            }
         }
         head(&mut s, "specrt_generations_total", "counter", "Generations by finish reason (stop, length, cancelled, error).");
         for (name, p) in &m.pipelines {
@@ -256,7 +305,7 @@ impl Metrics {
 
 fn histogram(s: &mut String, name: &str, labels: &str, h: &Histogram) {
     let sep = if labels.is_empty() { "" } else { "," };
-    for (b, c) in BUCKETS.iter().zip(&h.counts) {
+    for (b, c) in h.bounds.iter().zip(&h.counts) {
         let _ = writeln!(s, "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {c}");
     }
     let _ = writeln!(s, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}", h.count);

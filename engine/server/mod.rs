@@ -9,7 +9,8 @@
 //!
 //! Files: `lifecycle` (start, serve, shutdown), `state` (what handlers share; the shutdown steps), `routes` (the
 //! router and small endpoints), `generation` (the generation endpoints' request path), `events` (waiting for a
-//! worker's events; cancel on disconnect), `sse` (streaming), `body` (body limits), plus the public modules below.
+//! worker's events; cancel on disconnect), `sse` (streaming), `body` (body limits), `translate` (NAT pipelines over
+//! HTTP), plus the public modules below (`batcher`: dynamic batching of NAT requests; `log`: the request log).
 
 pub mod api;
 pub mod client;
@@ -18,6 +19,9 @@ pub mod conn;
 pub mod metrics;
 pub mod worker;
 
+pub mod batcher;
+pub mod log;
+
 mod body;
 mod events;
 mod generation;
@@ -25,6 +29,8 @@ mod lifecycle;
 mod routes;
 mod sse;
 mod state;
+mod translate;
 
 pub use config::ServerConfig;
 pub use lifecycle::{run, start, ServerHandle, ServerOptions};
+pub use log::LogFormat;

@@ -14,7 +14,8 @@ use axum::Router;
 use serde_json::json;
 
 use super::api::{ApiError, Endpoint};
-use super::generation::generation;
+use super::generation::{generation, Pending};
+use super::log::LogRecord;
 use super::state::AppState;
 
 /// Every route of the server.
@@ -22,6 +23,7 @@ pub(super) fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/v1/completions", post(completions))
         .route("/v1/chat/completions", post(chat_completions))
+        .route("/v1/translations", post(translations))
         .route("/v1/models", get(models))
         .route("/health", get(health))
         .route("/metrics", get(metrics_text))
@@ -47,9 +49,17 @@ pub(super) fn error_response(state: &AppState, e: &ApiError) -> Response {
     r
 }
 
+/// Counts a request answered at once (no queueing) and writes its log line.
+fn answered(state: &AppState, label: &str, route: &str, status: u16) {
+    state.metrics.request(label, status, 0.0);
+    // An unknown path comes from the client: cut it so a log line stays a line of bounded size.
+    let route: String = route.chars().take(100).collect();
+    state.log.write(&LogRecord { id: state.new_id("req"), route, status, ..Default::default() });
+}
+
 async fn not_found(State(state): State<Arc<AppState>>, req: Request) -> Response {
     let e = ApiError::new(404, "invalid_request_error", "not_found", format!("no route for {} {}", req.method(), req.uri().path()));
-    state.metrics.request("other", 404, 0.0);
+    answered(&state, "other", req.uri().path(), 404);
     error_response(&state, &e)
 }
 
@@ -64,7 +74,7 @@ async fn health(State(state): State<Arc<AppState>>) -> Response {
         })).collect::<Vec<_>>(),
     });
     let status = if stopping { 503 } else { 200 };
-    state.metrics.request("health", status, 0.0);
+    answered(&state, "health", "/health", status);
     json_response(status, &body)
 }
 
@@ -73,18 +83,28 @@ async fn models(State(state): State<Arc<AppState>>) -> Response {
         .pipelines
         .iter()
         .map(|p| {
-            json!({
-                "id": p.info.name, "object": "model", "created": state.epoch, "owned_by": "specrt",
-                "specrt": {"model": p.info.model, "strategy": p.info.strategy, "context_length": p.info.context_length, "device": p.info.device},
-            })
+            let mut specrt = json!({
+                "model": p.info.model, "model_kind": p.info.model_kind, "strategy": p.info.strategy,
+                "context_length": p.info.context_length, "device": p.info.device,
+            });
+            if let Some(n) = &p.info.nat {
+                specrt["endpoints"] = json!(["/v1/completions", "/v1/translations"]);
+                specrt["nat"] = json!({
+                    "decode": n.decode, "max_sentences_per_request": n.max_sentences_per_request,
+                    "max_sentence_bytes": n.max_sentence_bytes, "batching": n.batching.describe(),
+                });
+            } else {
+                specrt["endpoints"] = json!(["/v1/completions", "/v1/chat/completions"]);
+            }
+            json!({"id": p.info.name, "object": "model", "created": state.epoch, "owned_by": "specrt", "specrt": specrt})
         })
         .collect();
-    state.metrics.request("models", 200, 0.0);
+    answered(&state, "models", "/v1/models", 200);
     json_response(200, &json!({"object": "list", "data": data}))
 }
 
 async fn metrics_text(State(state): State<Arc<AppState>>) -> Response {
-    state.metrics.request("metrics", 200, 0.0);
+    answered(&state, "metrics", "/metrics", 200);
     let mut r = Response::new(Body::from(state.metrics.render()));
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"));
     r
@@ -98,12 +118,30 @@ async fn chat_completions(State(state): State<Arc<AppState>>, req: Request) -> R
     generation_endpoint(state, Endpoint::Chat, req).await
 }
 
+async fn translations(State(state): State<Arc<AppState>>, req: Request) -> Response {
+    generation_endpoint(state, Endpoint::Translations, req).await
+}
+
 async fn generation_endpoint(state: Arc<AppState>, endpoint: Endpoint, req: Request) -> Response {
-    let start = Instant::now();
-    let response = match generation(&state, endpoint, req).await {
+    let arrived = Instant::now();
+    let record = LogRecord { route: endpoint.route().into(), ..Default::default() };
+    let mut log = Pending { record, deferred: false, arrived };
+    let response = match generation(&state, endpoint, req, &mut log).await {
         Ok(r) => r,
-        Err(e) => error_response(&state, &e),
+        Err(e) => {
+            log.record.finish_reason = None;
+            error_response(&state, &e)
+        }
     };
-    state.metrics.request(endpoint.label(), response.status().as_u16(), start.elapsed().as_secs_f64());
+    let status = response.status().as_u16();
+    state.metrics.request(endpoint.label(), status, arrived.elapsed().as_secs_f64());
+    if !log.deferred {
+        if log.record.id.is_empty() {
+            log.record.id = state.new_id("req");
+        }
+        log.record.status = status;
+        log.record.latency_ms = arrived.elapsed().as_secs_f64() * 1e3;
+        state.log.write(&log.record);
+    }
     response
 }

@@ -3,6 +3,7 @@
 //! started is one `data: {"error": ...}` event followed by `data: [DONE]`.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue};
@@ -12,6 +13,7 @@ use tokio::time::Instant as TokioInstant;
 
 use super::api::{self, ApiError, Endpoint};
 use super::events::{next_event, CancelOnDrop};
+use super::log::LogRecord;
 use super::state::AppState;
 use super::worker::Event;
 
@@ -39,8 +41,12 @@ pub(super) struct SseStream {
     pub started: bool,
     /// Whether `[DONE]` went out.
     pub done: bool,
-    /// For error metrics.
+    /// For error metrics and the request log.
     pub state: Arc<AppState>,
+    /// The request's log record, written when the stream ends.
+    pub log: LogRecord,
+    /// When the request arrived.
+    pub arrived: Instant,
 }
 
 impl SseStream {
@@ -63,8 +69,18 @@ impl SseStream {
 
     fn fail(&mut self, e: ApiError) -> String {
         self.state.metrics.error(e.code);
-        self.done = true;
+        self.end(if e.code == "request_timeout" || e.code == "shutting_down" { "cancelled" } else { "error" }, None);
         format!("{}data: [DONE]\n\n", api::sse(&e.body()))
+    }
+
+    /// Marks the stream done and writes its log line.
+    fn end(&mut self, finish_reason: &str, tokens_out: Option<usize>) {
+        self.done = true;
+        self.log.status = 200;
+        self.log.finish_reason = Some(finish_reason.to_string());
+        self.log.tokens_out = tokens_out;
+        self.log.latency_ms = self.arrived.elapsed().as_secs_f64() * 1e3;
+        self.state.log.write(&self.log);
     }
 
     /// The next bytes to send; None at the end. Text pieces that are already waiting go out together.
@@ -90,10 +106,10 @@ impl SseStream {
                     out.push_str(&api::sse(&self.chunk(Some(&piece), None)));
                     event = self.rx.try_recv().ok();
                 }
-                Event::Started { .. } => event = self.rx.try_recv().ok(),
+                Event::Started { .. } | Event::Translated(_) => event = self.rx.try_recv().ok(),
                 Event::Done(Ok(f)) => {
                     self.guard.disarm();
-                    self.done = true;
+                    self.end(f.finish_reason, Some(f.completion_tokens));
                     let mut last = self.chunk(None, Some(f.finish_reason));
                     last["usage"] = api::usage(self.prompt_tokens, f.completion_tokens);
                     if self.specrt_stats {
@@ -109,5 +125,14 @@ impl SseStream {
             }
         }
         Some(out)
+    }
+}
+
+impl Drop for SseStream {
+    fn drop(&mut self) {
+        // Dropped before its end: the client went away (the guard cancels the generation).
+        if !self.done {
+            self.end("cancelled", None);
+        }
     }
 }

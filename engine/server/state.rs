@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::log::RequestLog;
 use super::metrics::Metrics;
 use super::worker::PipelineHandle;
 
@@ -24,6 +25,8 @@ pub(super) struct AppState {
     pub shutting_down: AtomicBool,
     /// Set when shutdown stops waiting for in-flight requests (shared with the workers, which stop at it).
     pub hard_stop: Arc<AtomicBool>,
+    /// The request log.
+    pub log: RequestLog,
     /// Request ids are `epoch` + this counter.
     pub next_id: AtomicU64,
     /// Unix seconds when the server started (`created` of `/v1/models`, and the id prefix).
@@ -45,6 +48,12 @@ impl AppState {
         for p in &self.pipelines {
             p.close_and_join();
         }
+    }
+
+    /// A new request id: `prefix-` + the server's epoch + a counter (`cmpl-...`, `chatcmpl-...`, `req-...`).
+    pub fn new_id(&self, prefix: &str) -> String {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        format!("{prefix}-{:x}{n:06x}", self.epoch)
     }
 
     /// The served pipelines' names, comma-separated.

@@ -1,5 +1,6 @@
-//! Inference workers: dedicated std threads, each owning one loaded [`Pipeline`], fed by a bounded queue per
-//! served pipeline. The async side never runs inference; it submits a [`Job`] and reads [`Event`]s back.
+//! Inference workers: dedicated std threads, each owning one loaded pipeline ([`Served`]), fed by a bounded queue
+//! per served pipeline. The async side never runs inference; it submits a [`Job`] and reads [`Event`]s back.
+//! Decoder pipelines run one job at a time here; NAT pipelines gather jobs into batches ([`super::batcher`]).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,8 +12,10 @@ use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::api::ApiError;
+use super::batcher::{self, Batching};
 use super::metrics::{Metrics, QueueGauge};
 use crate::generate::{FinishReason, GenerationRequest, Prompt};
+use crate::nat::{NatPipeline, Translation};
 use crate::pipeline::Pipeline;
 use crate::stats::Stats;
 
@@ -37,8 +40,19 @@ pub enum Event {
     },
     /// New final text (streaming requests only).
     Text(String),
-    /// The end.
+    /// The end of a generation (or of any job that failed as a whole).
     Done(Result<Finished, ApiError>),
+    /// The end of a translation job: one result per sentence, in the request's order.
+    Translated(Vec<Result<Translation, ApiError>>),
+}
+
+/// What a job asks for.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// A generation (decoder pipelines).
+    Generate(GenerationRequest),
+    /// Sentences to translate (NAT pipelines).
+    Translate(Vec<String>),
 }
 
 /// A completed generation.
@@ -58,8 +72,8 @@ pub struct Finished {
 
 /// One queued request.
 pub struct Job {
-    /// What to generate.
-    pub request: GenerationRequest,
+    /// What to do.
+    pub work: Work,
     /// Send text pieces as they come.
     pub stream: bool,
     /// Cancellation.
@@ -77,12 +91,70 @@ pub struct PipelineInfo {
     pub name: String,
     /// The target model's name.
     pub model: String,
-    /// The strategy.
+    /// The strategy (`ar`, `speculative`, `hsddw`, `nat`, ...).
     pub strategy: String,
-    /// KV capacity.
-    pub context_length: usize,
+    /// The model kind: `decoder` or `ctc_nat`.
+    pub model_kind: &'static str,
+    /// KV capacity (decoder pipelines).
+    pub context_length: Option<usize>,
     /// Where it runs.
     pub device: String,
+    /// NAT pipelines: the request limits and the batching in effect.
+    pub nat: Option<NatInfo>,
+}
+
+/// How a NAT pipeline is served (resolved from the server file's `nat:` section and the pipeline).
+#[derive(Debug, Clone)]
+pub struct NatInfo {
+    /// Most sentences per request.
+    pub max_sentences_per_request: usize,
+    /// Most bytes per sentence (checked before tokenizing).
+    pub max_sentence_bytes: usize,
+    /// `greedy` or `beam`.
+    pub decode: &'static str,
+    /// The gathering rule.
+    pub batching: Batching,
+}
+
+/// A loaded pipeline a worker owns.
+pub enum Served {
+    /// A decoder pipeline (ar, speculative, hsddw, ...).
+    Decoder(Box<Pipeline>),
+    /// A CTC NAT pipeline.
+    Nat(Box<NatPipeline>),
+}
+
+impl Served {
+    /// The pipeline's own name.
+    pub fn name(&self) -> &str {
+        match self {
+            Served::Decoder(p) => p.name(),
+            Served::Nat(p) => p.name(),
+        }
+    }
+
+    fn info(&self, name: &str, nat: Option<NatInfo>) -> PipelineInfo {
+        match self {
+            Served::Decoder(p) => PipelineInfo {
+                name: name.to_string(),
+                model: p.model_name(),
+                strategy: p.strategy_name().to_string(),
+                model_kind: "decoder",
+                context_length: Some(p.context_length()),
+                device: p.device(),
+                nat: None,
+            },
+            Served::Nat(p) => PipelineInfo {
+                name: name.to_string(),
+                model: p.model_name(),
+                strategy: "nat".into(),
+                model_kind: "ctc_nat",
+                context_length: None,
+                device: p.device(),
+                nat,
+            },
+        }
+    }
 }
 
 /// Settings shared by all workers.
@@ -115,27 +187,43 @@ pub enum SubmitError {
 }
 
 impl PipelineHandle {
-    /// Starts one worker thread per pipeline copy, all fed by one queue of `capacity`.
-    pub fn start(name: String, copies: Vec<Pipeline>, capacity: usize, shared: Arc<WorkerShared>, gauge: Arc<QueueGauge>) -> Arc<Self> {
-        let first = &copies[0];
-        let info = PipelineInfo {
+    /// Starts one worker thread per pipeline copy, all fed by one queue of `capacity`. `copies` is not empty
+    /// (one per worker); `nat` is given for NAT pipelines.
+    pub fn start(
+        name: String,
+        copies: Vec<Served>,
+        nat: Option<NatInfo>,
+        capacity: usize,
+        shared: Arc<WorkerShared>,
+        gauge: Arc<QueueGauge>,
+    ) -> Arc<Self> {
+        let info = copies.first().map(|c| c.info(&name, nat.clone())).unwrap_or_else(|| PipelineInfo {
             name: name.clone(),
-            model: first.model_name(),
-            strategy: first.strategy_name().to_string(),
-            context_length: first.context_length(),
-            device: first.device(),
-        };
+            model: String::new(),
+            strategy: String::new(),
+            model_kind: "decoder",
+            context_length: None,
+            device: String::new(),
+            nat: None,
+        });
         let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(capacity);
         let rx = Arc::new(Mutex::new(rx));
         let inflight = Arc::new(Mutex::new(Vec::new()));
         let workers = copies
             .into_iter()
             .enumerate()
-            .map(|(i, pipeline)| {
+            .map(|(i, served)| {
                 let (rx, shared, gauge, inflight, name) = (rx.clone(), shared.clone(), gauge.clone(), inflight.clone(), name.clone());
+                let batching = nat.as_ref().map(|n| n.batching.clone());
                 std::thread::Builder::new()
                     .name(format!("specrt-worker-{name}-{i}"))
-                    .spawn(move || worker_loop(pipeline, &name, &rx, &shared, &gauge, &inflight))
+                    .spawn(move || {
+                        let queue = Queue { name: &name, rx: &rx, shared: &shared, gauge: &gauge, inflight: &inflight };
+                        match served {
+                            Served::Decoder(pipeline) => worker_loop(*pipeline, &queue),
+                            Served::Nat(pipeline) => batcher::worker_loop(*pipeline, &batching.unwrap_or_default(), &queue),
+                        }
+                    })
                     .expect("spawning a worker thread")
             })
             .collect();
@@ -177,36 +265,57 @@ impl PipelineHandle {
     }
 }
 
-fn worker_loop(
-    mut pipeline: Pipeline,
-    name: &str,
-    rx: &Mutex<Receiver<Job>>,
-    shared: &WorkerShared,
-    gauge: &QueueGauge,
-    inflight: &Mutex<Vec<Arc<Control>>>,
-) {
+/// What a worker thread reads its jobs from, and where it reports.
+pub(super) struct Queue<'a> {
+    /// The served name (metrics label).
+    pub name: &'a str,
+    /// The pipeline's queue, shared by its workers.
+    pub rx: &'a Mutex<Receiver<Job>>,
+    /// Metrics and the shutdown flag.
+    pub shared: &'a WorkerShared,
+    /// Queue depth and running gauges.
+    pub gauge: &'a QueueGauge,
+    /// Controls of the jobs running now (shutdown cancels them).
+    pub inflight: &'a Mutex<Vec<Arc<Control>>>,
+}
+
+impl Queue<'_> {
+    /// Accounts for a job just taken off the queue; answers it (and returns None) when it must not start: it timed
+    /// out or was abandoned while queued, or the server is stopping.
+    pub fn take(&self, job: Job) -> Option<Job> {
+        self.gauge.depth.fetch_sub(1, Ordering::SeqCst);
+        self.shared.metrics.queue_wait(self.name, job.enqueued.elapsed().as_secs_f64());
+        if job.control.cancel.load(Ordering::SeqCst) || self.shared.hard_stop.load(Ordering::SeqCst) || job.events.is_closed() {
+            let cause = cancel_cause(&job.control, self.shared);
+            self.shared.metrics.generation_failed(self.name, false, Some(cause));
+            let _ = job.events.send(Event::Done(Err(cancelled_error(cause))));
+            return None;
+        }
+        Some(job)
+    }
+
+    /// Runs `f` with `jobs` counted as running and cancellable by shutdown.
+    pub fn running<R>(&self, jobs: &[&Job], f: impl FnOnce() -> R) -> R {
+        self.gauge.running.fetch_add(jobs.len(), Ordering::SeqCst);
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).extend(jobs.iter().map(|j| j.control.clone()));
+        let r = f();
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| !jobs.iter().any(|j| Arc::ptr_eq(c, &j.control)));
+        self.gauge.running.fetch_sub(jobs.len(), Ordering::SeqCst);
+        r
+    }
+}
+
+fn worker_loop(mut pipeline: Pipeline, queue: &Queue<'_>) {
     loop {
         let job = {
-            let rx = rx.lock().unwrap_or_else(|p| p.into_inner());
+            let rx = queue.rx.lock().unwrap_or_else(|p| p.into_inner());
             match rx.recv() {
                 Ok(job) => job,
                 Err(_) => return,
             }
         };
-        gauge.depth.fetch_sub(1, Ordering::SeqCst);
-        shared.metrics.queue_wait(name, job.enqueued.elapsed().as_secs_f64());
-        if job.control.cancel.load(Ordering::SeqCst) || shared.hard_stop.load(Ordering::SeqCst) || job.events.is_closed() {
-            // Timed out or abandoned while queued, or the server is stopping: never start it.
-            let cause = cancel_cause(&job.control, shared);
-            shared.metrics.generation_failed(name, false, Some(cause));
-            let _ = job.events.send(Event::Done(Err(cancelled_error(cause))));
-            continue;
-        }
-        gauge.running.fetch_add(1, Ordering::SeqCst);
-        inflight.lock().unwrap_or_else(|p| p.into_inner()).push(job.control.clone());
-        run_job(&mut pipeline, name, &job, shared);
-        inflight.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| !Arc::ptr_eq(c, &job.control));
-        gauge.running.fetch_sub(1, Ordering::SeqCst);
+        let Some(job) = queue.take(job) else { continue };
+        queue.running(&[&job], || run_job(&mut pipeline, queue.name, &job, queue.shared));
     }
 }
 
@@ -232,7 +341,7 @@ impl CancelCause {
     }
 }
 
-fn cancel_cause(control: &Control, shared: &WorkerShared) -> CancelCause {
+pub(super) fn cancel_cause(control: &Control, shared: &WorkerShared) -> CancelCause {
     if control.timed_out.load(Ordering::SeqCst) {
         CancelCause::Timeout
     } else if shared.hard_stop.load(Ordering::SeqCst) && !control.disconnected.load(Ordering::SeqCst) {
@@ -249,6 +358,11 @@ pub fn cancelled_error(cause: CancelCause) -> ApiError {
         CancelCause::Shutdown => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),
         CancelCause::Disconnect => ApiError::new(499, "cancelled", "client_disconnected", "the client disconnected"),
     }
+}
+
+/// The message of a caught panic.
+pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
 }
 
 fn prompt_contains(request: &GenerationRequest, marker: &str) -> bool {
@@ -273,11 +387,7 @@ fn run_job(pipeline: &mut Pipeline, name: &str, job: &Job, shared: &WorkerShared
             Err(cancelled_error(cause))
         }
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = panic_message(&*panic);
             shared.metrics.generation_failed(name, true, None);
             Err(ApiError::new(500, "server_error", "internal_error", format!("the generation failed: {what}")))
         }
@@ -294,7 +404,9 @@ enum Outcome {
 }
 
 fn generate(pipeline: &mut Pipeline, job: &Job, shared: &WorkerShared) -> Result<Finished, Outcome> {
-    let request = &job.request;
+    let Work::Generate(request) = &job.work else {
+        return Err(Outcome::Error(ApiError::new(500, "server_error", "internal_error", "a translation job reached a decoder pipeline")));
+    };
     if let Some(marker) = &shared.panic_marker {
         if prompt_contains(request, marker) {
             panic!("test hook: prompt contains the panic marker");
