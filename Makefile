@@ -277,7 +277,7 @@ lib:
 
 # The C ABI tests alone, against the release library (the C examples under valgrind included).
 test-c: setup lib
-	cargo test --release --test c_examples --test c_header_fresh
+	cargo test --release --test c_abi --test c_shutdown --test c_examples --test c_header_fresh
 
 test-python: setup
 	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q export/tests

@@ -13,7 +13,7 @@ use specrt::ffi::pipeline::*;
 use specrt::ffi::request::*;
 use specrt::ffi::result::*;
 use specrt::ffi::specrt_status::{self, *};
-use specrt::ffi::{specrt_abi_version, specrt_version, status::specrt_status_name, SPECRT_ABI_VERSION};
+use specrt::ffi::{specrt_abi_version, specrt_version, status::specrt_status_name, SPECRT_ABI_VERSION, SPECRT_MAX_SOURCES};
 
 fn cs(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -660,7 +660,7 @@ fn fuzz_entry_points_with_random_arguments() {
             _ => rng.random_range(-3..20),
         };
         let st = unsafe {
-            match rng.random_range(0..16) {
+            match rng.random_range(0..19) {
                 0 => specrt_request_set_prompt(any(&mut rng).cast(), sp),
                 1 => specrt_request_set_chat(any(&mut rng).cast(), int as c_int),
                 2 => specrt_request_set_max_tokens(any(&mut rng).cast(), int),
@@ -702,6 +702,25 @@ fn fuzz_entry_points_with_random_arguments() {
                     assert!(p.is_null(), "random YAML does not load");
                     st
                 }
+                15 => {
+                    // 0..=3 random sentences, NULL entries and invalid UTF-8 included; count never past the array.
+                    let texts: Vec<Vec<u8>> = (0..3).map(|_| random_string(&mut rng)).collect();
+                    let ptrs: Vec<*const c_char> = texts.iter().map(|t| if rng.random_bool(0.2) { null() } else { t.as_ptr().cast() }).collect();
+                    let array = if rng.random_bool(0.1) { null() } else { ptrs.as_ptr() };
+                    specrt_request_set_sources(any(&mut rng).cast(), array, rng.random_range(0..=3))
+                }
+                16 => {
+                    let mut n = 0usize;
+                    specrt_result_output_count(any(&mut rng).cast(), if rng.random_bool(0.1) { null_mut() } else { &mut n })
+                }
+                17 => {
+                    let (mut o, mut len) = (null(), 0usize);
+                    let st = specrt_result_output_text(any(&mut rng).cast(), rng.random_range(0..3), &mut o, &mut len);
+                    if st == SPECRT_OK {
+                        assert!(CStr::from_ptr(o).to_str().is_ok());
+                    }
+                    st
+                }
                 _ => {
                     // Free a result, or a request (replaced), or try to free a handle as the wrong type.
                     match rng.random_range(0..3) {
@@ -724,7 +743,7 @@ fn fuzz_entry_points_with_random_arguments() {
             }
         };
         let err = last_error();
-        assert!((st as i32) >= 0 && (st as i32) <= SPECRT_REENTRANT as i32);
+        assert!((st as i32) >= 0 && (st as i32) <= SPECRT_BUSY as i32);
         assert_ne!(st, SPECRT_PANIC, "call {calls} (seed {seed}) panicked: {err}");
         assert_eq!(st == SPECRT_OK, err.is_empty(), "call {calls}: status {st:?} with message {err:?}");
     }
@@ -737,5 +756,156 @@ fn fuzz_entry_points_with_random_arguments() {
             expect(specrt_request_free(&mut r), SPECRT_OK, &[]);
         }
         specrt_pipeline_free(&mut (pipeline as *mut _));
+    }
+}
+
+// ---- NAT (translation) pipelines: a batch of sentences, one output each ----------------------------------------
+
+fn nat_yaml() -> CString {
+    cs("model: models/tiny-ctc-nat\nbackend:\n  threads: 1\nstrategy:\n  kind: nat\n  batch_size: 4\n")
+}
+
+fn load_nat() -> *mut specrt_pipeline {
+    let mut p = null_mut();
+    expect(unsafe { specrt_pipeline_load_yaml(nat_yaml().as_ptr(), root().as_ptr(), &mut p) }, SPECRT_OK, &[]);
+    p
+}
+
+/// Output `i` of a result: Ok(text) or Err((status, last error)).
+fn output(res: *const specrt_result, i: usize) -> Result<String, (specrt_status, String)> {
+    let (mut text, mut len) = (null(), usize::MAX);
+    let st = unsafe { specrt_result_output_text(res, i, &mut text, &mut len) };
+    if st != SPECRT_OK {
+        assert!(text.is_null(), "a failed output hands out no text");
+        return Err((st, last_error()));
+    }
+    let s = unsafe { CStr::from_ptr(text) }.to_str().unwrap().to_string();
+    assert_eq!(s.len(), len);
+    Ok(s)
+}
+
+fn output_count(res: *const specrt_result) -> usize {
+    let mut n = usize::MAX;
+    expect(unsafe { specrt_result_output_count(res, &mut n) }, SPECRT_OK, &[]);
+    n
+}
+
+#[test]
+fn nat_translates_a_batch_and_a_bad_sentence_fails_alone() {
+    let mut p = load_nat();
+    let too_many_tokens = "word ".repeat(200); // 200 tokens at least, more than the tiny model's 128 positions
+    let too_many_bytes = "x".repeat(1 << 20); // refused before tokenizing (128 bytes per position at most)
+    let sentences: Vec<Option<CString>> = vec![
+        Some(cs("The committee approved the report.")),
+        None,
+        Some(CString::from_vec_with_nul(BAD_UTF8.to_vec()).unwrap()),
+        Some(cs("   ")),
+        Some(cs(&too_many_tokens)),
+        Some(cs(&too_many_bytes)),
+        Some(cs("Another sentence, a little longer than the first one.")),
+        Some(cs("Short.")),
+    ];
+    let ptrs: Vec<*const c_char> = sentences.iter().map(|s| s.as_ref().map_or(null(), |s| s.as_ptr())).collect();
+    let mut r = null_mut();
+    let mut res = null_mut();
+    unsafe {
+        expect(specrt_request_new(&mut r), SPECRT_OK, &[]);
+        expect(specrt_request_set_sources(r, ptrs.as_ptr(), ptrs.len()), SPECRT_OK, &[]);
+        expect(specrt_generate(p, r, None, null_mut(), &mut res), SPECRT_OK, &[]);
+    }
+    assert_eq!(output_count(res), 8);
+    let errors = [
+        (1, SPECRT_NULL_ARGUMENT, "sentence 1 is NULL"),
+        (2, SPECRT_INVALID_UTF8, "sentence 2 is not valid UTF-8 (invalid byte at offset 3)"),
+        (3, SPECRT_INVALID_ARGUMENT, "sentence 3: the source text is empty"),
+        (4, SPECRT_INVALID_ARGUMENT, "sentence 4 has"),
+        (5, SPECRT_INVALID_ARGUMENT, "sentence 5 has 1048576 bytes"),
+    ];
+    for (i, status, message) in errors {
+        let (st, err) = output(res, i).expect_err("a bad sentence fails");
+        assert_eq!(st, status, "sentence {i}: {err}");
+        assert!(err.contains(message), "sentence {i}: {err:?} should contain {message:?}");
+    }
+    // The good sentences come out as the engine translates them alone, as if the bad ones were not there.
+    let good = vec![sentences[0].clone(), sentences[6].clone(), sentences[7].clone()];
+    let good: Vec<String> = good.into_iter().map(|s| s.unwrap().into_string().unwrap()).collect();
+    let config = specrt::config::parse_str(nat_yaml().to_str().unwrap(), "<string>", std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let engine = specrt::nat::NatPipeline::from_config(config).unwrap().translate(&good).unwrap();
+    for (i, want) in [0, 6, 7].into_iter().zip(&engine) {
+        assert_eq!(output(res, i).expect("a good sentence is translated"), want.text, "sentence {i}");
+    }
+    assert_eq!(get_i64(res, "sentences"), 8);
+    assert_eq!(get_i64(res, "failed_sentences"), 5);
+    assert_eq!(get_i64(res, "new_tokens"), engine.iter().map(|t| t.tokens.len() as i64).sum::<i64>());
+    assert_eq!(get_string(res, "strategy"), "nat");
+    assert_eq!(get_string(res, "decode"), "greedy");
+    let lines = [engine[0].text.as_str(), "", "", "", "", "", engine[1].text.as_str(), engine[2].text.as_str()];
+    assert_eq!(get_string(res, "text"), lines.join("\n"), "text: one line per sentence, a failed one empty");
+    let per_sentence: serde_json::Value = serde_json::from_str(&get_string(res, "outputs_json")).unwrap();
+    assert_eq!(per_sentence[2]["status"], "SPECRT_INVALID_UTF8");
+    assert_eq!(per_sentence[7]["text"], engine[2].text.as_str());
+    unsafe {
+        expect(specrt_result_free(&mut res), SPECRT_OK, &[]);
+        expect(specrt_request_free(&mut r), SPECRT_OK, &[]);
+        expect(specrt_pipeline_free(&mut p), SPECRT_OK, &[]);
+    }
+}
+
+#[test]
+fn nat_request_errors_are_the_calls_own() {
+    let mut nat = load_nat();
+    let mut decoder = load("");
+    let one = [c"One sentence.".as_ptr()];
+    let mut r = null_mut();
+    let mut res = null_mut();
+    unsafe {
+        expect(specrt_request_new(&mut r), SPECRT_OK, &[]);
+        expect(specrt_request_set_sources(null_mut(), one.as_ptr(), 1), SPECRT_NULL_ARGUMENT, &["request"]);
+        expect(specrt_request_set_sources(r, one.as_ptr(), 0), SPECRT_INVALID_ARGUMENT, &["no sentences"]);
+        expect(specrt_request_set_sources(r, null(), 1), SPECRT_NULL_ARGUMENT, &["sources_utf8"]);
+        // The count is checked before the array is read.
+        expect(specrt_request_set_sources(r, one.as_ptr(), SPECRT_MAX_SOURCES + 1), SPECRT_INVALID_ARGUMENT, &["SPECRT_MAX_SOURCES (4096)"]);
+
+        // No sentences at all (refused calls above left the request without sources).
+        expect(specrt_generate(nat, r, None, null_mut(), &mut res), SPECRT_INVALID_ARGUMENT, &["no sentences to translate"]);
+        assert!(res.is_null());
+        // A prompt is read as the CLI reads it: one sentence per non-empty line.
+        expect(specrt_request_set_prompt(r, c"First line.\n\n  \nSecond line.\n".as_ptr()), SPECRT_OK, &[]);
+        expect(specrt_generate(nat, r, None, null_mut(), &mut res), SPECRT_OK, &[]);
+        assert_eq!(output_count(res), 2);
+        expect(specrt_result_free(&mut res), SPECRT_OK, &[]);
+        let many = "a\n".repeat(SPECRT_MAX_SOURCES + 1);
+        expect(specrt_request_set_prompt(r, cs(&many).as_ptr()), SPECRT_OK, &[]);
+        expect(specrt_generate(nat, r, None, null_mut(), &mut res), SPECRT_INVALID_ARGUMENT, &["4097 lines", "SPECRT_MAX_SOURCES"]);
+
+        expect(specrt_request_set_sources(r, one.as_ptr(), 1), SPECRT_OK, &[]);
+        expect(specrt_request_set_temperature(r, 0.5), SPECRT_OK, &[]);
+        expect(specrt_generate(nat, r, None, null_mut(), &mut res), SPECRT_INVALID_ARGUMENT, &["deterministically", "temperature 0.5"]);
+        expect(specrt_request_set_temperature(r, 0.0), SPECRT_OK, &[]);
+        // Sources are for NAT pipelines only.
+        expect(specrt_generate(decoder, r, None, null_mut(), &mut res), SPECRT_INVALID_ARGUMENT, &["decoder pipeline", "NAT"]);
+        assert!(res.is_null());
+
+        expect(specrt_generate(nat, r, None, null_mut(), &mut res), SPECRT_OK, &[]);
+        let (mut text, mut len) = (null(), 0usize);
+        expect(specrt_result_output_text(res, 1, &mut text, &mut len), SPECRT_INVALID_ARGUMENT, &["index 1 is out of range", "1 outputs"]);
+        expect(specrt_result_output_text(res, 0, null_mut(), &mut len), SPECRT_NULL_ARGUMENT, &["out_text"]);
+        expect(specrt_result_output_text(res, 0, &mut text, null_mut()), SPECRT_OK, &[]);
+        expect(specrt_result_output_count(res, null_mut()), SPECRT_NULL_ARGUMENT, &["out"]);
+        expect(specrt_result_free(&mut res), SPECRT_OK, &[]);
+        expect(specrt_request_free(&mut r), SPECRT_OK, &[]);
+    }
+    // A decoder result has one output: its text.
+    let mut r = request("hello", 4);
+    let mut c = Collector::new();
+    let (st, mut res) = generate(decoder, r, &mut c);
+    expect(st, SPECRT_OK, &[]);
+    assert_eq!(output_count(res), 1);
+    assert_eq!(output(res, 0).unwrap(), get_string(res, "text"));
+    unsafe {
+        expect(specrt_result_free(&mut res), SPECRT_OK, &[]);
+        expect(specrt_request_free(&mut r), SPECRT_OK, &[]);
+        expect(specrt_pipeline_free(&mut nat), SPECRT_OK, &[]);
+        expect(specrt_pipeline_free(&mut decoder), SPECRT_OK, &[]);
     }
 }

@@ -151,6 +151,15 @@ pub fn open(config: &BackendConfig) -> Result<Arc<dyn Backend>> {
     }
 }
 
+/// Releases the process-wide runtime state backends keep between pipelines (ONNX Runtime's environment and its
+/// thread pool), for good: call it once every pipeline is dropped, before the process exits, so that no runtime
+/// thread is still running while the process tears down (the C ABI's `specrt_shutdown`). Opening a backend
+/// afterwards is an error. The CUDA backend keeps no process-wide state to release (each pipeline owns its
+/// context and frees it when dropped).
+pub fn shutdown() {
+    onnxruntime::library::shutdown();
+}
+
 #[cfg(feature = "cuda")]
 fn open_cuda(config: &BackendConfig) -> Result<Arc<dyn Backend>> {
     Ok(Arc::new(cuda::CudaBackend::new(config)?))

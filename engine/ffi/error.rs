@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::lifecycle;
 use super::status::specrt_status;
 
 thread_local! {
@@ -11,7 +12,7 @@ thread_local! {
 }
 
 /// A failure inside an entry point: the status to return and the message for `specrt_last_error()`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FfiError {
     /// The status returned.
     pub status: specrt_status,
@@ -60,9 +61,20 @@ fn clear_last_error() {
     });
 }
 
-/// Runs the body of the entry point `function`: clears the last error, catches panics, and turns a failure into
-/// its status with the message `function: message` stored for `specrt_last_error()`.
+/// Runs the body of the entry point `function`: clears the last error, refuses every call after
+/// `specrt_shutdown` (`SPECRT_SHUT_DOWN`, the body does not run), catches panics, and turns a failure into its
+/// status with the message `function: message` stored for `specrt_last_error()`.
 pub fn guard(function: &str, body: impl FnOnce() -> FfiResult) -> specrt_status {
+    if lifecycle::is_shut_down() {
+        return guard_running(function, || {
+            Err(FfiError::new(specrt_status::SPECRT_SHUT_DOWN, "the library was shut down (specrt_shutdown); nothing was done"))
+        });
+    }
+    guard_running(function, body)
+}
+
+/// [`guard`] without the shut-down check, for `specrt_shutdown` itself.
+pub(crate) fn guard_running(function: &str, body: impl FnOnce() -> FfiResult) -> specrt_status {
     clear_last_error();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => specrt_status::SPECRT_OK,

@@ -7,19 +7,29 @@
 //! - on failure, `specrt_last_error()` holds a readable message for the calling thread;
 //! - every pointer is checked for null, every string for UTF-8, every handle for its type (a magic number);
 //! - out-parameters are written only on success (`*out` is set to NULL first where it is a handle);
-//! - handles are freed with `specrt_*_free(&handle)`, which nulls the caller's pointer.
+//! - handles are freed with `specrt_*_free(&handle)`, which nulls the caller's pointer;
+//! - after `specrt_shutdown` (shutdown.rs, state in lifecycle.rs) every entry point returns `SPECRT_SHUT_DOWN`.
+//!
+//! A pipeline handle holds a decoder pipeline or a NAT (translation) pipeline; a NAT request carries a batch of
+//! sentences (sources.rs) and its result one output per sentence, each with its own status (nat.rs, result.rs).
 
 pub mod error;
 pub mod handle;
+mod lifecycle;
+mod nat;
 pub mod pipeline;
 pub mod request;
 pub mod result;
+pub mod shutdown;
+pub mod sources;
 pub mod status;
 
 pub use error::specrt_last_error;
 pub use pipeline::{specrt_pipeline, specrt_stream_callback};
 pub use request::specrt_request;
 pub use result::specrt_result;
+pub use shutdown::specrt_shutdown;
+pub use sources::SPECRT_MAX_SOURCES;
 pub use status::specrt_status;
 
 use std::ffi::c_char;

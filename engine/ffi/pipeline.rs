@@ -1,4 +1,5 @@
-//! `specrt_pipeline`: a loaded pipeline, and `specrt_generate`.
+//! `specrt_pipeline`: a loaded pipeline (a decoder pipeline, or a NAT translation pipeline), and
+//! `specrt_generate`.
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void};
@@ -8,13 +9,19 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::error::{guard, out_arg, str_arg, FfiError, FfiResult};
 use super::handle::{self, HandleKind};
+use super::lifecycle;
+use super::nat;
 use super::request::{specrt_request, RequestState};
 use super::result::{specrt_result, ResultState};
 use super::status::specrt_status;
+use crate::config::{self, LoadedConfig, StrategyConfig};
+use crate::nat::NatPipeline;
 use crate::pipeline::Pipeline;
 
-/// A loaded pipeline (opaque). Thread-safe: any thread may use it, and calls of `specrt_generate` on one
-/// pipeline from several threads run one after another (a mutex; each waits for the previous to finish).
+/// A loaded pipeline (opaque): a decoder pipeline, or a NAT pipeline (`strategy: {kind: nat}`) that translates
+/// the sentences of `specrt_request_set_sources`. Thread-safe: any thread may use it, and calls of
+/// `specrt_generate` on one pipeline from several threads run one after another (a mutex; each waits for the
+/// previous to finish).
 /// `specrt_pipeline_cancel` may be called from any thread at any time, including from a stream callback.
 /// From inside its own stream callback, `specrt_generate` and `specrt_pipeline_free` on the same pipeline
 /// return `SPECRT_REENTRANT` (they would wait for, or free, the generation that is calling them).
@@ -34,13 +41,49 @@ pub struct PipelineState {
 
 /// What `specrt_generate` holds for the duration of a call.
 struct Shared {
-    pipeline: Mutex<Pipeline>,
+    pipeline: Mutex<Loaded>,
     cancel: AtomicBool,
     /// Set by `specrt_pipeline_free`: calls still waiting for the mutex return instead of generating.
     closing: AtomicBool,
     /// Calls of `specrt_generate` inside the pipeline (running or waiting for the mutex); free waits for 0.
     active: Mutex<usize>,
     idle: Condvar,
+    /// Last field, so it is dropped after the pipeline (its sessions) is: `specrt_shutdown` sees the pipeline
+    /// gone only once nothing of it holds ONNX Runtime's environment any more.
+    _counted: Counted,
+}
+
+/// What a YAML file loads into: its strategy decides.
+enum Loaded {
+    Decoder(Box<Pipeline>),
+    Nat(Box<NatPipeline>),
+}
+
+impl Loaded {
+    fn from_config(loaded: LoadedConfig) -> crate::Result<Self> {
+        Ok(match loaded.config.strategy {
+            StrategyConfig::Nat { .. } => Loaded::Nat(Box::new(NatPipeline::from_config(loaded)?)),
+            _ => Loaded::Decoder(Box::new(Pipeline::from_config(loaded)?)),
+        })
+    }
+}
+
+/// One pipeline in the library's count (see `lifecycle`), from the start of its load until it is dropped.
+struct Counted(());
+
+impl Counted {
+    fn new() -> FfiResult<Self> {
+        if !lifecycle::pipeline_opened() {
+            return Err(FfiError::new(specrt_status::SPECRT_SHUT_DOWN, "the library was shut down (specrt_shutdown)"));
+        }
+        Ok(Counted(()))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        lifecycle::pipeline_closed();
+    }
 }
 
 /// Serializes "check the handle and take a reference" (generate, cancel) against "check the handle and
@@ -127,37 +170,42 @@ impl HandleKind for PipelineState {
 const _: () = {
     const fn send<T: Send>() {}
     send::<Pipeline>();
+    send::<NatPipeline>();
 };
 
 /// Called with each piece of generated text as it becomes final: `piece` is UTF-8, `len` bytes long and also
 /// NUL-terminated; it is valid only during the call. Return 0 to go on, nonzero to stop the generation (it then
-/// ends with finish_reason "cancelled" and `specrt_generate` still returns `SPECRT_OK` with a result).
+/// ends with finish_reason "cancelled" and `specrt_generate` still returns `SPECRT_OK` with a result). NAT
+/// pipelines do not call it: they write every output in one pass.
 #[allow(non_camel_case_types)]
 pub type specrt_stream_callback = Option<unsafe extern "C" fn(piece: *const c_char, len: usize, user_data: *mut c_void) -> c_int>;
 
-fn finish_load(loaded: crate::Result<Pipeline>, out: &mut *mut specrt_pipeline) -> FfiResult {
-    let pipeline = loaded?;
+fn finish_load(counted: Counted, config: crate::Result<LoadedConfig>, out: &mut *mut specrt_pipeline) -> FfiResult {
+    let pipeline = Loaded::from_config(config?)?;
     let shared = Shared {
         pipeline: Mutex::new(pipeline),
         cancel: AtomicBool::new(false),
         closing: AtomicBool::new(false),
         active: Mutex::new(0),
         idle: Condvar::new(),
+        _counted: counted,
     };
     *out = handle::into_raw(PipelineState { shared: Arc::new(shared) });
     Ok(())
 }
 
 /// Loads the pipeline a YAML file describes (UTF-8 path; relative paths inside resolve against the file's
-/// folder) into `*out`. Errors: `SPECRT_IO` (unreadable file), `SPECRT_CONFIG` (with file:line:column),
-/// `SPECRT_MODEL`, `SPECRT_BACKEND`.
+/// folder) into `*out`; a `strategy: {kind: nat}` file loads a NAT (translation) pipeline. Errors: `SPECRT_IO`
+/// (unreadable file), `SPECRT_CONFIG` (with file:line:column), `SPECRT_MODEL`, `SPECRT_BACKEND`;
+/// `SPECRT_SHUT_DOWN` after `specrt_shutdown`.
 #[no_mangle]
 pub unsafe extern "C" fn specrt_pipeline_load_file(path_utf8: *const c_char, out: *mut *mut specrt_pipeline) -> specrt_status {
     guard("specrt_pipeline_load_file", || {
         let out = out_arg(out, "out")?;
         *out = std::ptr::null_mut();
         let path = str_arg(path_utf8, "path_utf8")?;
-        finish_load(Pipeline::load(Path::new(path)), out)
+        let counted = Counted::new()?;
+        finish_load(counted, config::load_file(Path::new(path)), out)
     })
 }
 
@@ -174,7 +222,8 @@ pub unsafe extern "C" fn specrt_pipeline_load_yaml(
         *out = std::ptr::null_mut();
         let yaml = str_arg(yaml_utf8, "yaml_utf8")?;
         let base = if base_dir_utf8.is_null() { "." } else { str_arg(base_dir_utf8, "base_dir_utf8")? };
-        finish_load(Pipeline::from_yaml_str(yaml, Path::new(base)), out)
+        let counted = Counted::new()?;
+        finish_load(counted, config::parse_str(yaml, "<string>", Path::new(base)), out)
     })
 }
 
@@ -229,9 +278,18 @@ pub unsafe extern "C" fn specrt_pipeline_cancel(pipeline: *const specrt_pipeline
 /// Generates for `request` on `pipeline`, blocking until done, and returns the result in `*out_result` (free
 /// it with `specrt_result_free`). `callback` (may be NULL) receives the text as it is generated, with
 /// `user_data`. Calls from several threads on one pipeline run one after another.
-/// Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values), `SPECRT_PROMPT_TOO_LONG`,
-/// `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a stream callback of a
-/// generation on the same pipeline (it would wait for itself forever; nothing is generated);
+///
+/// On a NAT pipeline it translates the request's sources (`specrt_request_set_sources`), or its prompt with one
+/// sentence per non-empty line as `specrt generate` reads it, in passes of the pipeline's `batch_size`: the
+/// result has one output per sentence (`specrt_result_output_count`, `specrt_result_output_text`), and a
+/// sentence that fails (NULL, not UTF-8, empty, longer than the model's positions) fails alone. The call itself
+/// fails only for the request as a whole: no sentences, a prompt of more than `SPECRT_MAX_SOURCES` lines, a
+/// temperature above 0 (NAT decoding is deterministic). The callback is not called and a cancel has no effect
+/// (the call is bounded by `SPECRT_MAX_SOURCES` sentences). Sampling and length options do not apply.
+///
+/// Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values, sources on a decoder pipeline),
+/// `SPECRT_PROMPT_TOO_LONG`, `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a
+/// stream callback of a generation on the same pipeline (it would wait for itself forever; nothing is generated);
 /// `SPECRT_CANCELLED` when `specrt_pipeline_free` was called while this call waited for the pipeline.
 #[no_mangle]
 pub unsafe extern "C" fn specrt_generate(
@@ -250,7 +308,7 @@ pub unsafe extern "C" fn specrt_generate(
         if running_here(&call.0) {
             return Err(reentrant("specrt_generate"));
         }
-        let request = handle::get::<RequestState, _>(request, "request")?.request.clone();
+        let request = handle::get::<RequestState, _>(request, "request")?.clone();
         let out = out_arg(out_result, "out_result")?;
         *out = std::ptr::null_mut();
         let state = &*call.0;
@@ -264,6 +322,18 @@ pub unsafe extern "C" fn specrt_generate(
             return Err(FfiError::new(specrt_status::SPECRT_CANCELLED, "the pipeline was freed while this call waited for it"));
         }
         let _running = RunningMark::new(&call.0);
+        let pipeline = match &mut *pipeline {
+            Loaded::Nat(nat) => {
+                *out = handle::into_raw(nat::translate(nat, &request)?);
+                return Ok(());
+            }
+            Loaded::Decoder(decoder) => decoder,
+        };
+        if request.sources.is_some() {
+            return Err(FfiError::invalid(
+                "this is a decoder pipeline: source sentences (specrt_request_set_sources) are for NAT pipelines; set a prompt",
+            ));
+        }
         let mut buf: Vec<u8> = Vec::new();
         let mut on_text = |piece: &str| -> bool {
             let Some(cb) = callback else { return true };
@@ -273,8 +343,7 @@ pub unsafe extern "C" fn specrt_generate(
             // SAFETY: the host's callback, called with a NUL-terminated buffer of `len + 1` bytes.
             unsafe { cb(buf.as_ptr().cast(), piece.len(), user_data) == 0 }
         };
-        let output = pipeline.generate_with_cancel(&request, &mut on_text, Some(&state.cancel))?;
-        drop(pipeline);
+        let output = pipeline.generate_with_cancel(&request.request, &mut on_text, Some(&state.cancel))?;
         *out = handle::into_raw(ResultState::new(output));
         Ok(())
     })

@@ -1,9 +1,11 @@
-//! `specrt_request`: what to generate (prompt, sampling, limits). Unset values take the pipeline's defaults.
+//! `specrt_request`: what to generate (prompt, sampling, limits; or the source sentences a NAT pipeline
+//! translates). Unset values take the pipeline's defaults.
 
 use std::ffi::{c_char, c_int};
 
 use super::error::{guard, str_arg, FfiError, FfiResult};
 use super::handle::{self, HandleKind};
+use super::sources::{self, Source};
 use super::status::specrt_status;
 use crate::generate::{GenerationRequest, Prompt};
 
@@ -15,8 +17,11 @@ pub struct specrt_request {
 }
 
 /// The state behind a `specrt_request`.
+#[derive(Clone)]
 pub struct RequestState {
     pub(crate) request: GenerationRequest,
+    /// The sentences for a NAT pipeline (`specrt_request_set_sources`), each with its own error if it has one.
+    pub(crate) sources: Option<Vec<Source>>,
 }
 
 impl HandleKind for RequestState {
@@ -40,7 +45,7 @@ fn flag(value: c_int, name: &str) -> FfiResult<bool> {
 pub unsafe extern "C" fn specrt_request_new(out: *mut *mut specrt_request) -> specrt_status {
     guard("specrt_request_new", || {
         let out = super::error::out_arg(out, "out")?;
-        *out = handle::into_raw(RequestState { request: GenerationRequest::default() });
+        *out = handle::into_raw(RequestState { request: GenerationRequest::default(), sources: None });
         Ok(())
     })
 }
@@ -146,6 +151,21 @@ pub unsafe extern "C" fn specrt_request_add_stop(request: *mut specrt_request, s
             return Err(FfiError::invalid("stop strings must not be empty"));
         }
         r.stop.get_or_insert_with(Vec::new).push(stop.to_owned());
+        Ok(())
+    })
+}
+
+/// Sets the source sentences a NAT (translation) pipeline translates, one output each (copied; replaces earlier
+/// sources). `sources_utf8` points to `count` NUL-terminated UTF-8 strings, 1 <= `count` <=
+/// `SPECRT_MAX_SOURCES`; otherwise (or a NULL array) this call fails and the request is unchanged. A NULL entry
+/// or an entry that is not UTF-8 is not this call's error: that sentence alone fails in the result
+/// (`specrt_result_output_text` returns its `SPECRT_NULL_ARGUMENT` / `SPECRT_INVALID_UTF8`), and the other
+/// sentences are translated. Decoder pipelines refuse a request with sources (`SPECRT_INVALID_ARGUMENT`).
+#[no_mangle]
+pub unsafe extern "C" fn specrt_request_set_sources(request: *mut specrt_request, sources_utf8: *const *const c_char, count: usize) -> specrt_status {
+    guard("specrt_request_set_sources", || {
+        let state = handle::get_mut::<RequestState, _>(request, "request")?;
+        state.sources = Some(sources::read(sources_utf8, count)?);
         Ok(())
     })
 }

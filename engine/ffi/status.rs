@@ -41,6 +41,11 @@ pub enum specrt_status {
     /// free the pipeline under it. Nothing was done; return from the callback first (a callback may call
     /// `specrt_pipeline_cancel`, or use another pipeline).
     SPECRT_REENTRANT = 12,
+    /// The call came after `specrt_shutdown`: nothing was done (only the version getters, `specrt_status_name`,
+    /// `specrt_last_error` and `specrt_shutdown` work then).
+    SPECRT_SHUT_DOWN = 13,
+    /// `specrt_shutdown` was called while pipelines are still loaded: nothing was done; free them first.
+    SPECRT_BUSY = 14,
 }
 
 impl specrt_status {
@@ -60,6 +65,8 @@ impl specrt_status {
             specrt_status::SPECRT_CANCELLED => "SPECRT_CANCELLED",
             specrt_status::SPECRT_PANIC => "SPECRT_PANIC",
             specrt_status::SPECRT_REENTRANT => "SPECRT_REENTRANT",
+            specrt_status::SPECRT_SHUT_DOWN => "SPECRT_SHUT_DOWN",
+            specrt_status::SPECRT_BUSY => "SPECRT_BUSY",
         }
     }
 
@@ -78,7 +85,7 @@ impl specrt_status {
     }
 }
 
-const STATUS_NAMES: [&str; 13] = [
+const STATUS_NAMES: [&str; 15] = [
     "SPECRT_OK\0",
     "SPECRT_NULL_ARGUMENT\0",
     "SPECRT_INVALID_UTF8\0",
@@ -92,6 +99,8 @@ const STATUS_NAMES: [&str; 13] = [
     "SPECRT_CANCELLED\0",
     "SPECRT_PANIC\0",
     "SPECRT_REENTRANT\0",
+    "SPECRT_SHUT_DOWN\0",
+    "SPECRT_BUSY\0",
 ];
 
 /// The name of a status code (e.g. `"SPECRT_MODEL"`) as a static string; `"SPECRT_UNKNOWN"` for a value that
@@ -113,6 +122,8 @@ mod tests {
             assert_eq!(s.to_str().unwrap(), n.trim_end_matches('\0'));
         }
         assert_eq!(specrt_status::SPECRT_PANIC.name(), STATUS_NAMES[specrt_status::SPECRT_PANIC as usize].trim_end_matches('\0'));
-        assert_eq!(specrt_status::SPECRT_REENTRANT.name(), STATUS_NAMES[specrt_status::SPECRT_REENTRANT as usize].trim_end_matches('\0'));
+        for s in [specrt_status::SPECRT_REENTRANT, specrt_status::SPECRT_SHUT_DOWN, specrt_status::SPECRT_BUSY] {
+            assert_eq!(s.name(), STATUS_NAMES[s as usize].trim_end_matches('\0'));
+        }
     }
 }

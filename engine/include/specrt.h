@@ -25,6 +25,19 @@
  * one, makes the waiting ones return SPECRT_CANCELLED, waits until all have returned, and then frees. A call
  * that starts after free has begun, or any use of the pointer afterwards, is an error of the caller.
  *
+ * Translation (NAT) pipelines: a YAML file with strategy kind nat loads like any other. Give the request a
+ * batch of sentences with specrt_request_set_sources (at most SPECRT_MAX_SOURCES; each at most 128 bytes per
+ * model position, e.g. 32768 bytes for a 256-position model); specrt_generate translates them all and the result
+ * has one output per sentence, read with specrt_result_output_text. A sentence that is NULL, not UTF-8, empty or
+ * too long fails alone (that output's status and message); the others are translated as if it were not there.
+ *
+ * Shutdown: specrt_shutdown(), called last (after freeing every handle), releases ONNX Runtime's process-wide
+ * environment and joins its thread pool, so none of the library's work runs while the process exits (ONNX
+ * Runtime keeps one idle internal thread of its own, which no API stops). After it only
+ * specrt_abi_version, specrt_version, specrt_status_name, specrt_last_error and specrt_shutdown are valid;
+ * every other function returns SPECRT_SHUT_DOWN and does nothing. While a pipeline is loaded it returns
+ * SPECRT_BUSY and does nothing.
+ *
  * At load, check specrt_abi_version() == SPECRT_ABI_VERSION.
  */
 
@@ -41,6 +54,13 @@
  * incompatibly (new functions and new result keys keep it). Compare it with `specrt_abi_version()` at load.
  */
 #define SPECRT_ABI_VERSION 1
+
+/**
+ * The most sentences one request may carry. A NAT pipeline translates them all in one call (in passes of its
+ * `batch_size`); the bound keeps one call's memory bounded (a sentence may have at most 128 bytes per model
+ * position, so 4096 sentences for the committed 256-position model are 128 MB of text at most).
+ */
+#define SPECRT_MAX_SOURCES 4096
 
 /**
  * What every `specrt_*` function returns. `SPECRT_OK` is 0; on any other value `specrt_last_error()` says
@@ -104,11 +124,22 @@ typedef enum specrt_status {
    * `specrt_pipeline_cancel`, or use another pipeline).
    */
   SPECRT_REENTRANT = 12,
+  /**
+   * The call came after `specrt_shutdown`: nothing was done (only the version getters, `specrt_status_name`,
+   * `specrt_last_error` and `specrt_shutdown` work then).
+   */
+  SPECRT_SHUT_DOWN = 13,
+  /**
+   * `specrt_shutdown` was called while pipelines are still loaded: nothing was done; free them first.
+   */
+  SPECRT_BUSY = 14,
 } specrt_status;
 
 /**
- * A loaded pipeline (opaque). Thread-safe: any thread may use it, and calls of `specrt_generate` on one
- * pipeline from several threads run one after another (a mutex; each waits for the previous to finish).
+ * A loaded pipeline (opaque): a decoder pipeline, or a NAT pipeline (`strategy: {kind: nat}`) that translates
+ * the sentences of `specrt_request_set_sources`. Thread-safe: any thread may use it, and calls of
+ * `specrt_generate` on one pipeline from several threads run one after another (a mutex; each waits for the
+ * previous to finish).
  * `specrt_pipeline_cancel` may be called from any thread at any time, including from a stream callback.
  * From inside its own stream callback, `specrt_generate` and `specrt_pipeline_free` on the same pipeline
  * return `SPECRT_REENTRANT` (they would wait for, or free, the generation that is calling them).
@@ -132,7 +163,8 @@ typedef struct specrt_result specrt_result;
 /**
  * Called with each piece of generated text as it becomes final: `piece` is UTF-8, `len` bytes long and also
  * NUL-terminated; it is valid only during the call. Return 0 to go on, nonzero to stop the generation (it then
- * ends with finish_reason "cancelled" and `specrt_generate` still returns `SPECRT_OK` with a result).
+ * ends with finish_reason "cancelled" and `specrt_generate` still returns `SPECRT_OK` with a result). NAT
+ * pipelines do not call it: they write every output in one pass.
  */
 typedef int (*specrt_stream_callback)(const char *piece, size_t len, void *user_data);
 
@@ -159,8 +191,9 @@ const char *specrt_last_error(void);
 
 /**
  * Loads the pipeline a YAML file describes (UTF-8 path; relative paths inside resolve against the file's
- * folder) into `*out`. Errors: `SPECRT_IO` (unreadable file), `SPECRT_CONFIG` (with file:line:column),
- * `SPECRT_MODEL`, `SPECRT_BACKEND`.
+ * folder) into `*out`; a `strategy: {kind: nat}` file loads a NAT (translation) pipeline. Errors: `SPECRT_IO`
+ * (unreadable file), `SPECRT_CONFIG` (with file:line:column), `SPECRT_MODEL`, `SPECRT_BACKEND`;
+ * `SPECRT_SHUT_DOWN` after `specrt_shutdown`.
  */
 enum specrt_status specrt_pipeline_load_file(const char *path_utf8,
                                              struct specrt_pipeline **out);
@@ -195,9 +228,18 @@ enum specrt_status specrt_pipeline_cancel(const struct specrt_pipeline *pipeline
  * Generates for `request` on `pipeline`, blocking until done, and returns the result in `*out_result` (free
  * it with `specrt_result_free`). `callback` (may be NULL) receives the text as it is generated, with
  * `user_data`. Calls from several threads on one pipeline run one after another.
- * Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values), `SPECRT_PROMPT_TOO_LONG`,
- * `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a stream callback of a
- * generation on the same pipeline (it would wait for itself forever; nothing is generated);
+ *
+ * On a NAT pipeline it translates the request's sources (`specrt_request_set_sources`), or its prompt with one
+ * sentence per non-empty line as `specrt generate` reads it, in passes of the pipeline's `batch_size`: the
+ * result has one output per sentence (`specrt_result_output_count`, `specrt_result_output_text`), and a
+ * sentence that fails (NULL, not UTF-8, empty, longer than the model's positions) fails alone. The call itself
+ * fails only for the request as a whole: no sentences, a prompt of more than `SPECRT_MAX_SOURCES` lines, a
+ * temperature above 0 (NAT decoding is deterministic). The callback is not called and a cancel has no effect
+ * (the call is bounded by `SPECRT_MAX_SOURCES` sentences). Sampling and length options do not apply.
+ *
+ * Errors: `SPECRT_INVALID_ARGUMENT` (no prompt, bad sampling values, sources on a decoder pipeline),
+ * `SPECRT_PROMPT_TOO_LONG`, `SPECRT_BACKEND`, `SPECRT_MODEL`; `SPECRT_REENTRANT` when called from inside a
+ * stream callback of a generation on the same pipeline (it would wait for itself forever; nothing is generated);
  * `SPECRT_CANCELLED` when `specrt_pipeline_free` was called while this call waited for the pipeline.
  */
 enum specrt_status specrt_generate(const struct specrt_pipeline *pipeline,
@@ -271,6 +313,18 @@ enum specrt_status specrt_request_add_stop(struct specrt_request *request,
                                            const char *stop_utf8);
 
 /**
+ * Sets the source sentences a NAT (translation) pipeline translates, one output each (copied; replaces earlier
+ * sources). `sources_utf8` points to `count` NUL-terminated UTF-8 strings, 1 <= `count` <=
+ * `SPECRT_MAX_SOURCES`; otherwise (or a NULL array) this call fails and the request is unchanged. A NULL entry
+ * or an entry that is not UTF-8 is not this call's error: that sentence alone fails in the result
+ * (`specrt_result_output_text` returns its `SPECRT_NULL_ARGUMENT` / `SPECRT_INVALID_UTF8`), and the other
+ * sentences are translated. Decoder pipelines refuse a request with sources (`SPECRT_INVALID_ARGUMENT`).
+ */
+enum specrt_status specrt_request_set_sources(struct specrt_request *request,
+                                              const char *const *sources_utf8,
+                                              size_t count);
+
+/**
  * Frees `*result` and sets it to NULL; a no-op when `*result` is already NULL.
  */
 enum specrt_status specrt_result_free(struct specrt_result **result);
@@ -314,6 +368,41 @@ enum specrt_status specrt_result_get_i64(const struct specrt_result *result,
 enum specrt_status specrt_result_get_string(const struct specrt_result *result,
                                             const char *key_utf8,
                                             const char **out);
+
+/**
+ * The number of outputs in `*out`: 1 for a decoder generation, one per source sentence for a NAT pipeline
+ * (in the order of `specrt_request_set_sources`).
+ */
+enum specrt_status specrt_result_output_count(const struct specrt_result *result,
+                                              size_t *out);
+
+/**
+ * Output `index` (0-based): its text (UTF-8, NUL-terminated, valid until the result is freed) in `*out_text`
+ * and its length in bytes in `*out_len` (`out_len` may be NULL). Returns `SPECRT_OK`, or the status of that
+ * output's own failure with `specrt_last_error()` saying why (it names the sentence; `*out_text` is then NULL): a
+ * NAT sentence that was NULL (`SPECRT_NULL_ARGUMENT`), not UTF-8 (`SPECRT_INVALID_UTF8`), empty or longer than
+ * the model's positions (`SPECRT_INVALID_ARGUMENT`), or whose pass failed (`SPECRT_BACKEND`). An `index` past
+ * the last output is `SPECRT_INVALID_ARGUMENT`.
+ */
+enum specrt_status specrt_result_output_text(const struct specrt_result *result,
+                                             size_t index,
+                                             const char **out_text,
+                                             size_t *out_len);
+
+/**
+ * Releases the process-wide ONNX Runtime environment and joins its thread pool, so no thread that runs the
+ * library's work (and reads its buffers) is still running while the process exits. (ONNX Runtime itself keeps
+ * one idle internal thread that its first environment starts and no API stops; measured with 1.31.1.) Call it
+ * last, after freeing every pipeline (requests and results too: they cannot be freed afterwards).
+ *
+ * Returns `SPECRT_BUSY` and changes nothing while a pipeline is still loaded (free it first). Once it has
+ * returned `SPECRT_OK`, the library is done for this process: `specrt_abi_version`, `specrt_version`,
+ * `specrt_status_name` and `specrt_last_error` still work, `specrt_shutdown` again returns `SPECRT_OK`, and
+ * every other function returns `SPECRT_SHUT_DOWN` and does nothing (ONNX Runtime allows one environment per
+ * process, so the library cannot be started again). Optional: a host that never calls it keeps working, and the
+ * operating system reclaims everything at exit.
+ */
+enum specrt_status specrt_shutdown(void);
 
 /**
  * The name of a status code (e.g. `"SPECRT_MODEL"`) as a static string; `"SPECRT_UNKNOWN"` for a value that

@@ -7,6 +7,9 @@
  *    SPECRT_REENTRANT and do nothing (the first would wait for itself, the second would free the pipeline under
  *    the running generation); specrt_pipeline_cancel is allowed there.
  * 2. specrt_pipeline_free from another thread while a generation runs cancels it, waits for it, then frees.
+ * 3. specrt_shutdown is refused (SPECRT_BUSY) while a pipeline is loaded; once everything is freed it releases
+ *    ONNX Runtime's environment and joins its thread pool, and every later call but the version getters,
+ *    specrt_status_name, specrt_last_error and specrt_shutdown returns SPECRT_SHUT_DOWN.
  *
  * Prints "callbacks: ok" and exits 0 when every check holds. */
 #include <stdatomic.h>
@@ -83,6 +86,8 @@ int main(int argc, char **argv) {
     CHECK(specrt_request_new(&request) == SPECRT_OK, "request");
     CHECK(specrt_request_set_prompt(request, "hello") == SPECRT_OK, "prompt");
     CHECK(specrt_request_set_ignore_eos(request, 1) == SPECRT_OK, "ignore_eos");
+    CHECK(specrt_shutdown() == SPECRT_BUSY, "shutdown with a loaded pipeline is refused");
+    CHECK(strstr(specrt_last_error(), "1 pipeline(s) still loaded") != NULL, "the refusal says why");
 
     /* 1. Re-entrant calls from the callback. */
     CHECK(specrt_request_set_max_tokens(request, 3) == SPECRT_OK, "max_tokens");
@@ -116,6 +121,14 @@ int main(int argc, char **argv) {
     CHECK(strcmp(finish, "cancelled") == 0, "free cancelled the generation: %s", finish);
     CHECK(specrt_result_free(&b.result) == SPECRT_OK, "result free");
     CHECK(specrt_request_free(&request) == SPECRT_OK, "request free");
+
+    /* 3. Shutdown, last. */
+    CHECK(specrt_shutdown() == SPECRT_OK, "shutdown");
+    CHECK(specrt_request_new(&request) == SPECRT_SHUT_DOWN, "a call after shutdown");
+    CHECK(request == NULL && strstr(specrt_last_error(), "shut down") != NULL, "it did nothing and says why");
+    CHECK(specrt_pipeline_load_file(argv[1], &pipeline) == SPECRT_SHUT_DOWN && pipeline == NULL, "no load after shutdown");
+    CHECK(specrt_abi_version() == SPECRT_ABI_VERSION, "the version getters still work");
+    CHECK(specrt_shutdown() == SPECRT_OK, "shutdown twice");
     printf("callbacks: ok\n");
     return 0;
 }

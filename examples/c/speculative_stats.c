@@ -63,5 +63,7 @@ done:
     specrt_result_free(&result);
     specrt_request_free(&request);
     specrt_pipeline_free(&pipeline);
+    /* Last: releases ONNX Runtime's environment and joins its thread pool before the process exits. */
+    specrt_shutdown();
     return rc;
 }

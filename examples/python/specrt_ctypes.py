@@ -3,6 +3,9 @@
 
     python3 examples/python/specrt_ctypes.py PIPELINE.yaml [PROMPT] [MAX_TOKENS]
 
+`load_library` declares every function of engine/include/specrt.h; examples/python/translate.py uses it for NAT
+(translation) pipelines.
+
 The library is target/release/libspecrt.so (build it with `cargo build --release`) or $SPECRT_LIB.
 """
 
@@ -44,12 +47,16 @@ def load_library(path=None):
         "specrt_request_set_top_k": ([P, C.c_int64], C.c_int),
         "specrt_request_set_seed": ([P, C.c_uint64], C.c_int),
         "specrt_request_add_stop": ([P, C.c_char_p], C.c_int),
+        "specrt_request_set_sources": ([P, C.POINTER(C.c_char_p), C.c_size_t], C.c_int),
         "specrt_generate": ([P, P, CALLBACK, P, C.POINTER(P)], C.c_int),
         "specrt_result_free": ([C.POINTER(P)], C.c_int),
         "specrt_result_text": ([P, C.POINTER(C.c_char_p)], C.c_int),
         "specrt_result_get_f64": ([P, C.c_char_p, C.POINTER(C.c_double)], C.c_int),
         "specrt_result_get_i64": ([P, C.c_char_p, C.POINTER(C.c_int64)], C.c_int),
         "specrt_result_get_string": ([P, C.c_char_p, C.POINTER(C.c_char_p)], C.c_int),
+        "specrt_result_output_count": ([P, C.POINTER(C.c_size_t)], C.c_int),
+        "specrt_result_output_text": ([P, C.c_size_t, C.POINTER(C.c_void_p), C.POINTER(C.c_size_t)], C.c_int),
+        "specrt_shutdown": ([], C.c_int),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
@@ -115,6 +122,7 @@ def main(argv):
         lib.specrt_result_free(C.byref(result))
         lib.specrt_request_free(C.byref(request))
         lib.specrt_pipeline_free(C.byref(pipeline))
+        lib.specrt_shutdown()  # last: joins ONNX Runtime's thread pool before the interpreter exits
 
 
 if __name__ == "__main__":

@@ -2,15 +2,29 @@
 //! the path is resolved and checked here first, and every failure becomes a clear [`Error::RuntimeLibrary`].
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
 
 /// The ONNX Runtime version the `ort` crate was built against (older libraries are refused).
 pub const EXPECTED_MINOR_VERSION: u32 = 31;
 
-static ENVIRONMENT: OnceLock<(ort::environment::Environment, PathBuf)> = OnceLock::new();
-static INIT_LOCK: Mutex<()> = Mutex::new(());
+/// The process-wide environment's life: not yet created, created, or released by [`shutdown`] (final: ONNX
+/// Runtime allows one environment per process, so it cannot be created again).
+enum State {
+    Unloaded,
+    Ready(ort::environment::Environment, PathBuf),
+    ShutDown,
+}
+
+/// A mutex, not a `OnceLock`, so that [`shutdown`] can take the environment back. Taken only when a session is
+/// built (pipeline load), never per step.
+static ENVIRONMENT: Mutex<State> = Mutex::new(State::Unloaded);
+
+fn state() -> MutexGuard<'static, State> {
+    // Nothing under this lock panics halfway through a change; a poisoned lock is still consistent.
+    ENVIRONMENT.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// Where the library is looked for, in order: the config's `backend.library`, `$ORT_DYLIB_PATH`, next to the
 /// executable (`./libonnxruntime.so`, `../lib/libonnxruntime.so`), then the copy `make setup` puts in the source
@@ -42,12 +56,13 @@ pub fn candidates(configured: Option<&Path>) -> Vec<PathBuf> {
 /// session works, and on a 2-core machine the draft model then ran ~3x slower than alone (measured). The first
 /// pipeline of a process sets the pool size.
 pub fn environment(configured: Option<&Path>, threads: usize) -> Result<ort::environment::Environment> {
-    if let Some((env, _)) = ENVIRONMENT.get() {
-        return Ok(env.clone());
-    }
-    let _guard = INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((env, _)) = ENVIRONMENT.get() {
-        return Ok(env.clone());
+    let mut state = state();
+    match &*state {
+        State::Ready(env, _) => return Ok(env.clone()),
+        State::ShutDown => {
+            return Err(Error::RuntimeLibrary("ONNX Runtime was shut down in this process (specrt_shutdown); it cannot be started again".into()))
+        }
+        State::Unloaded => {}
     }
     let tried = candidates(configured);
     let path = tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
@@ -67,11 +82,25 @@ pub fn environment(configured: Option<&Path>, threads: usize) -> Result<ort::env
         .with_global_thread_pool(pool)
         .build()
         .map_err(|e| Error::RuntimeLibrary(format!("{}: cannot create the environment: {e}", path.display())))?;
-    let _ = ENVIRONMENT.set((env.clone(), path));
+    *state = State::Ready(env.clone(), path);
     Ok(env)
 }
 
-/// The library path in use, once loaded.
-pub fn loaded_path() -> Option<&'static Path> {
-    ENVIRONMENT.get().map(|(_, p)| p.as_path())
+/// The library path in use, once loaded (and until [`shutdown`]).
+pub fn loaded_path() -> Option<PathBuf> {
+    match &*state() {
+        State::Ready(_, path) => Some(path.clone()),
+        _ => None,
+    }
+}
+
+/// Releases the process's reference to the environment, for good. Once every session built from it is dropped
+/// too (the C ABI's `specrt_shutdown` checks that no pipeline is loaded), ONNX Runtime releases the environment
+/// and joins its thread pool, so no pool thread still runs when the process exits. (One idle ONNX Runtime
+/// thread that the first environment starts survives `ReleaseEnv`: measured with 1.31.1 through the C API.) Returns whether an
+/// environment was held (false when none was ever created or it was already released).
+pub fn shutdown() -> bool {
+    let previous = std::mem::replace(&mut *state(), State::ShutDown);
+    // Dropped here, outside the lock: releasing the environment joins threads.
+    matches!(previous, State::Ready(..))
 }
