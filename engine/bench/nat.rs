@@ -223,6 +223,7 @@ fn row(
             // NAT: every output token comes from the single pass; AR: one token per call
             tau: if strategy == "ar" { 1.0 } else { new_tokens as f64 / n.max(1) as f64 },
             acceptance_rate: 0.0,
+            positions: Default::default(),
             identical_to_ar: (strategy != "ar").then(|| run.texts == ar.texts),
             overhead_share: (1.0 - run.backend_seconds / run.total_seconds.max(1e-9)).clamp(0.0, 1.0),
             peak_rss_mb: peak_rss_mb(),

@@ -36,6 +36,9 @@ pub struct ResultRow {
     pub tau: f64,
     /// Accepted / drafted draft tokens (0 for AR).
     pub acceptance_rate: f64,
+    /// Drafted and accepted tokens per draft position (SPACE: per candidate position), summed over prompts.
+    #[serde(flatten)]
+    pub positions: PositionCounts,
     /// Every output equal, token for token, to the AR output of the same prompt; `None` ("n/a") for the AR rows
     /// themselves, which are the reference.
     pub identical_to_ar: Option<bool>,
@@ -43,6 +46,44 @@ pub struct ResultRow {
     pub overhead_share: f64,
     /// Peak resident memory of the benchmark process so far, MiB.
     pub peak_rss_mb: f64,
+}
+
+/// Draft tokens proposed and accepted at each draft position (index 0 = the first draft token of a step).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PositionCounts {
+    /// Draft tokens proposed at each position.
+    pub drafted_per_position: Vec<usize>,
+    /// Of those, accepted.
+    pub accepted_per_position: Vec<usize>,
+    /// accepted / drafted at each position.
+    pub acceptance_per_position: Vec<f64>,
+}
+
+impl PositionCounts {
+    /// Sums per-position counts (of outputs, or of rows) and derives the rates.
+    fn sum<'a>(parts: impl Iterator<Item = (&'a [usize], &'a [usize])>) -> Self {
+        let mut c = PositionCounts::default();
+        for (drafted, accepted) in parts {
+            for (total, part) in [(&mut c.drafted_per_position, drafted), (&mut c.accepted_per_position, accepted)] {
+                if total.len() < part.len() {
+                    total.resize(part.len(), 0);
+                }
+                total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+            }
+        }
+        c.acceptance_per_position =
+            c.drafted_per_position.iter().zip(&c.accepted_per_position).map(|(&d, &a)| if d == 0 { 0.0 } else { a as f64 / d as f64 }).collect();
+        c
+    }
+
+    /// "62/41/20%" for the markdown table, "-" when nothing was drafted.
+    fn percentages(&self) -> String {
+        if self.acceptance_per_position.is_empty() {
+            return "-".into();
+        }
+        let parts: Vec<String> = self.acceptance_per_position.iter().map(|r| format!("{:.0}", 100.0 * r)).collect();
+        format!("{}%", parts.join("/"))
+    }
 }
 
 /// Per-token decode latency at a context length.
@@ -100,6 +141,9 @@ impl ResultRow {
             speedup_vs_ar: ar_tokens_per_second.map(|a| if a > 0.0 { tps / a } else { 0.0 }).unwrap_or(1.0),
             tau: if calls == 0 { 0.0 } else { committed as f64 / calls as f64 },
             acceptance_rate: if drafted == 0 { 0.0 } else { accepted as f64 / drafted as f64 },
+            positions: PositionCounts::sum(
+                outputs.iter().map(|o| (o.stats.drafted_per_position.as_slice(), o.stats.accepted_per_position.as_slice())),
+            ),
             identical_to_ar: (strategy != "ar").then(|| outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens)),
             overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
             peak_rss_mb,
@@ -138,6 +182,9 @@ pub fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
                 speedup_vs_ar: w(&|r| r.speedup_vs_ar),
                 tau: w(&|r| r.tau),
                 acceptance_rate: w(&|r| r.acceptance_rate),
+                positions: PositionCounts::sum(
+                    group.iter().map(|r| (r.positions.drafted_per_position.as_slice(), r.positions.accepted_per_position.as_slice())),
+                ),
                 identical_to_ar: group.iter().map(|r| r.identical_to_ar).try_fold(true, |all, r| r.map(|r| all && r)),
                 overhead_share: w(&|r| r.overhead_share),
                 peak_rss_mb: group.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
@@ -174,11 +221,11 @@ pub fn peak_rss_mb() -> f64 {
 /// The Markdown table of the results.
 pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
     let mut s = String::from(
-        "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR | tau | acceptance | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR | tau | acceptance | per position | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2} | {:.1}% | {} | {:.1}% | {:.0} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2} | {:.1}% | {} | {} | {:.1}% | {:.0} |\n",
             r.pipeline,
             r.strategy,
             r.category,
@@ -190,6 +237,7 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
             r.speedup_vs_ar,
             r.tau,
             100.0 * r.acceptance_rate,
+            r.positions.percentages(),
             match r.identical_to_ar {
                 None => "n/a",
                 Some(true) => "yes",
@@ -228,4 +276,20 @@ pub fn write(out: &Path, matrix: &BenchMatrix, rows: &[ResultRow], latency: &[La
     write("results.md", markdown(rows, latency))?;
     write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_position_counts_sum_over_uneven_lengths() {
+        let (d1, a1) = (vec![4, 4, 2], vec![3, 1, 0]);
+        let (d2, a2) = (vec![2], vec![2]);
+        let c = PositionCounts::sum([(d1.as_slice(), a1.as_slice()), (d2.as_slice(), a2.as_slice())].into_iter());
+        assert_eq!(c.drafted_per_position, vec![6, 4, 2]);
+        assert_eq!(c.accepted_per_position, vec![5, 1, 0]);
+        assert_eq!(c.percentages(), "83/25/0%");
+        assert_eq!(PositionCounts::default().percentages(), "-");
+    }
 }
