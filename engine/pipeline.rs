@@ -71,10 +71,10 @@ impl Pipeline {
         let target = LanguageModel::open(&*backend, &config.model, config.context_length)?;
         let loader = ModelLoader::new(backend.clone(), target.capacity());
         let manifest = target.manifest();
-        let tokenizer = Tokenizer::load(&manifest.dir.join(&manifest.tokenizer))?;
+        let tokenizer = Tokenizer::load(&manifest.header.dir.join(&manifest.tokenizer))?;
         if tokenizer.vocab_size() > manifest.dims.vocab_size {
             return Err(Error::model(
-                &manifest.dir,
+                &manifest.header.dir,
                 format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), manifest.dims.vocab_size),
             ));
         }

@@ -53,7 +53,7 @@ fn the_exporters_gpu_weights_match_what_the_cuda_decoder_reads() {
     use specrt::contract::Manifest;
     // tiny-fp32-gpu (`make fixtures`): the same checkpoint as tiny-fp32 written by `python -m export gpu-weights`.
     let manifest = Manifest::load(&model_dir("tiny-fp32-gpu")).expect("make fixtures builds models/tiny-fp32-gpu");
-    let file = manifest.dir.join(manifest.gpu_weights.as_deref().expect("the manifest names its GPU weights"));
+    let file = manifest.header.dir.join(manifest.gpu_weights.as_deref().expect("the manifest names its GPU weights"));
     let shape = Shape::from_manifest(&manifest);
     shape.validate().unwrap();
     let bytes = check_file(&file, &shape).unwrap_or_else(|e| panic!("{e}"));

@@ -44,7 +44,7 @@ fn greedy(prompt: &[u32], n: usize) -> GenerationRequest {
 
 /// Runs `strategy` directly on `target` (reset first) and returns the tokens and statistics.
 fn run(strategy: &mut dyn Strategy, target: &mut LanguageModel, prompt: &[u32], n: usize, params: SamplingParams) -> (Vec<u32>, Stats) {
-    let tok = specrt::text::Tokenizer::load(&target.manifest().dir.join("tokenizer.json")).unwrap();
+    let tok = specrt::text::Tokenizer::load(&target.manifest().header.dir.join("tokenizer.json")).unwrap();
     let mut sampler = Sampler::new(params);
     let mut stats = Stats::default();
     let mut on_text = |_: &str| true;

@@ -1,42 +1,26 @@
 //! `manifest.json` of a CTC NAT export (`kind: ctc_nat`, export/graph_ctc_nat.py; contract in export/README.md):
 //! the encoder's dimensions, the blank / mask / pad ids, and the upsampling policy the model was trained with.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::header::{self, ModelKind};
-use super::tensor::GraphSpec;
+use super::header::{self, Header, ModelKind};
 use crate::error::{Error, Result};
 
 /// A parsed CTC NAT manifest plus its folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NatManifest {
-    /// Always `specrt-model`.
-    pub format: String,
-    /// Contract version (1).
-    pub format_version: u32,
-    /// Always [`ModelKind::CtcNat`].
-    pub kind: ModelKind,
+    /// Format, version, kind ([`ModelKind::CtcNat`] here), graph, source, file hashes and folder.
+    #[serde(flatten)]
+    pub header: Header,
     /// Encoder dimensions.
     pub dims: NatDims,
     /// CTC-specific ids and the upsampling policy.
     pub ctc: CtcSpec,
-    /// The graph file and its declared inputs and outputs.
-    pub graph: GraphSpec,
     /// Tokenizer file inside the folder (source and target share it).
     #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
-    /// Where the weights came from (training run, steps, ...).
-    #[serde(default)]
-    pub source: serde_json::Value,
-    /// sha256 of each file.
-    #[serde(default)]
-    pub files: BTreeMap<String, String>,
-    /// The model folder (filled on load).
-    #[serde(skip)]
-    pub dir: PathBuf,
 }
 
 /// Encoder dimensions.
@@ -107,13 +91,13 @@ impl NatManifest {
                 return Err(Error::model(&path, format!("ctc.{name} {id} is outside the vocabulary ({})", m.dims.vocab_size)));
             }
         }
-        header::check_files(dir, &[&m.graph.file, &m.tokenizer])?;
-        m.dir = dir.to_path_buf();
+        header::check_files(dir, &[&m.header.graph.file, &m.tokenizer])?;
+        m.header.dir = dir.to_path_buf();
         Ok(m)
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        header::folder_name(&self.dir)
+        self.header.display_name()
     }
 }

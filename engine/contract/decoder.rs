@@ -1,24 +1,20 @@
 //! The decoder manifest (`kind: decoder`): dimensions, special tokens, precision, the graph's declared
 //! inputs and outputs and the KV-cache binding of a language-model export (contract in export/README.md).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::header::{self, ModelKind};
-use super::tensor::{GraphSpec, TensorSpec};
+use super::header::{self, Header, ModelKind};
+use super::tensor::TensorSpec;
 use crate::error::Result;
 
 /// A parsed decoder `manifest.json` plus the folder it came from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Always `specrt-model`.
-    pub format: String,
-    /// Contract version; this engine reads version 1.
-    pub format_version: u32,
-    /// What the graph is: [`ModelKind::Decoder`] here.
-    pub kind: ModelKind,
+    /// Format, version, kind ([`ModelKind::Decoder`] here), graph, source, file hashes and folder.
+    #[serde(flatten)]
+    pub header: Header,
     /// Model family (`llama`, `qwen2`, `mistral`).
     pub architecture: String,
     /// Dimensions of the network.
@@ -30,8 +26,6 @@ pub struct Manifest {
     pub chat_template: Option<String>,
     /// Weight precision and quantization.
     pub precision: Precision,
-    /// The graph file and its inputs and outputs.
-    pub graph: GraphSpec,
     /// How the KV cache is bound.
     pub kv_cache: KvCacheSpec,
     /// Whether the graph also outputs `hidden_states`.
@@ -50,15 +44,6 @@ pub struct Manifest {
     /// Tokenizer file name inside the folder.
     #[serde(default = "header::default_tokenizer")]
     pub tokenizer: String,
-    /// Where the weights came from.
-    #[serde(default)]
-    pub source: serde_json::Value,
-    /// sha256 of each file of the folder.
-    #[serde(default)]
-    pub files: BTreeMap<String, String>,
-    /// The model folder (filled on load, not part of the file).
-    #[serde(skip)]
-    pub dir: PathBuf,
 }
 
 /// What a SPACE export adds (export/README.md, "SPACE exports"): one input-only mask token whose id is the
@@ -246,13 +231,13 @@ impl Manifest {
         let mut files = vec![&m.tokenizer];
         match &m.gpu_weights {
             Some(gpu) => files.push(gpu),
-            None => files.push(&m.graph.file),
+            None => files.push(&m.header.graph.file),
         }
         header::check_files(dir, &files)?;
         if let Some(space) = &m.space {
             space.validate(m.dims.vocab_size).map_err(|msg| crate::error::Error::model(dir, msg))?;
         }
-        m.dir = dir.to_path_buf();
+        m.header.dir = dir.to_path_buf();
         Ok(m)
     }
 
@@ -269,16 +254,16 @@ impl Manifest {
 
     /// The declared input called `name`, if any.
     pub fn input(&self, name: &str) -> Option<&TensorSpec> {
-        self.graph.input(name)
+        self.header.graph.input(name)
     }
 
     /// The declared output called `name`, if any.
     pub fn output(&self, name: &str) -> Option<&TensorSpec> {
-        self.graph.output(name)
+        self.header.graph.output(name)
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        header::folder_name(&self.dir)
+        self.header.display_name()
     }
 }

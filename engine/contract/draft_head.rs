@@ -2,14 +2,12 @@
 //! drafts tokens from the target's hidden states, bound to ONE target by its checkpoint and tokenizer hashes,
 //! with a reduced draft vocabulary mapped to target ids.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::header::{self, ModelKind};
-use super::tensor::GraphSpec;
+use super::header::{self, Header, ModelKind};
 use super::Manifest;
 use crate::error::{Error, Result};
 
@@ -67,29 +65,15 @@ pub struct DraftVocabSpec {
 /// A parsed draft-head manifest plus its folder and the loaded draft vocabulary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HeadManifest {
-    /// Always `specrt-model`.
-    pub format: String,
-    /// Contract version (1).
-    pub format_version: u32,
-    /// Always [`ModelKind::DraftHead`].
-    pub kind: ModelKind,
+    /// Format, version, kind ([`ModelKind::DraftHead`] here), graph, source, file hashes and folder.
+    #[serde(flatten)]
+    pub header: Header,
     /// The head design and its sizes.
     pub head: HeadSpec,
     /// The target it belongs to.
     pub target: TargetBinding,
     /// The draft vocabulary file.
     pub draft_vocab: DraftVocabSpec,
-    /// The graph file and its declared inputs and outputs.
-    pub graph: GraphSpec,
-    /// Where the weights came from.
-    #[serde(default)]
-    pub source: serde_json::Value,
-    /// sha256 of each file.
-    #[serde(default)]
-    pub files: BTreeMap<String, String>,
-    /// The folder (filled on load).
-    #[serde(skip)]
-    pub dir: PathBuf,
     /// Draft id -> target id (filled on load from `draft_vocab.file`).
     #[serde(skip)]
     pub draft_to_target: Vec<u32>,
@@ -101,7 +85,7 @@ impl HeadManifest {
         let (path, mut m): (_, HeadManifest) = header::parse(dir, ModelKind::DraftHead, "draft-head manifest", |_, raw| {
             format!("kind is `{raw}`, but a drafter of kind `head` needs a draft head (`python -m export draft-head`)")
         })?;
-        header::check_files(dir, &[&m.graph.file, &m.draft_vocab.file])?;
+        header::check_files(dir, &[&m.header.graph.file, &m.draft_vocab.file])?;
         let vocab_path = dir.join(&m.draft_vocab.file);
         let vocab_text = std::fs::read_to_string(&vocab_path).map_err(|e| Error::io(&vocab_path, e))?;
         let ids: Vec<u32> = serde_json::from_str(&vocab_text).map_err(|e| Error::model(&vocab_path, format!("not a JSON list of token ids: {e}")))?;
@@ -129,26 +113,26 @@ impl HeadManifest {
             ));
         }
         m.draft_to_target = ids;
-        m.dir = dir.to_path_buf();
+        m.header.dir = dir.to_path_buf();
         Ok(m)
     }
 
     /// Refuses a head that belongs to another target (checkpoint, tokenizer or sizes), or a target without the
     /// `hidden_states` output the head reads.
     pub fn check_binding(&self, target: &Manifest) -> Result<()> {
-        let err = |m: String| Err(Error::model(&self.dir, m));
+        let err = |m: String| Err(Error::model(&self.header.dir, m));
         let t = &self.target;
         let source = target_source_sha256(target);
         if t.source_sha256 != source {
             return err(format!(
                 "this head belongs to the checkpoint {} but the target {} comes from {source}",
                 t.source_sha256,
-                target.dir.display()
+                target.header.dir.display()
             ));
         }
-        let tok = target.files.get(&target.tokenizer).cloned().unwrap_or_default();
+        let tok = target.header.files.get(&target.tokenizer).cloned().unwrap_or_default();
         if !tok.is_empty() && t.tokenizer_sha256 != tok {
-            return err(format!("the head's target tokenizer sha256 {} differs from {}'s ({tok})", t.tokenizer_sha256, target.dir.display()));
+            return err(format!("the head's target tokenizer sha256 {} differs from {}'s ({tok})", t.tokenizer_sha256, target.header.dir.display()));
         }
         if t.hidden_size != target.dims.hidden_size || t.vocab_size != target.dims.vocab_size {
             return err(format!(
@@ -157,14 +141,14 @@ impl HeadManifest {
             ));
         }
         if !target.hidden_states {
-            return err(format!("the target {} has no `hidden_states` output: re-export it with --hidden-states", target.dir.display()));
+            return err(format!("the target {} has no `hidden_states` output: re-export it with --hidden-states", target.header.dir.display()));
         }
         Ok(())
     }
 
     /// A short display name: the folder name.
     pub fn display_name(&self) -> String {
-        header::folder_name(&self.dir)
+        self.header.display_name()
     }
 }
 
@@ -172,7 +156,7 @@ impl HeadManifest {
 /// `source.files` has exactly one entry, else the sha256 of the canonical JSON (sorted keys, no whitespace) of
 /// `source` without its `path` key (random test models, multi-file folders).
 pub fn target_source_sha256(target: &Manifest) -> String {
-    let src = &target.source;
+    let src = &target.header.source;
     if let Some(files) = src.get("files").and_then(|f| f.as_object()) {
         if files.len() == 1 {
             if let Some(sha) = files.values().next().and_then(|v| v.as_str()) {

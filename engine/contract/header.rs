@@ -1,10 +1,12 @@
 //! What every manifest shares: the format name and version, the model kind, the files it names, and the
 //! folder's display name. Each kind's manifest ([`super::decoder`], [`super::ctc_nat`]) reads through these.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::tensor::GraphSpec;
 use crate::error::{Error, Result};
 
 /// The manifest format this engine reads.
@@ -38,6 +40,35 @@ impl ModelKind {
 impl std::fmt::Display for ModelKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The fields every manifest kind starts with, read flattened from the top level of `manifest.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Contract version ([`FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// What the folder holds.
+    pub kind: ModelKind,
+    /// The graph file and its declared inputs and outputs.
+    pub graph: GraphSpec,
+    /// Where the weights came from (free-form, shown to users).
+    #[serde(default)]
+    pub source: serde_json::Value,
+    /// sha256 of each file of the folder.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// The model folder (filled on load, not part of the file).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+impl Header {
+    /// A short display name: the folder name.
+    pub fn display_name(&self) -> String {
+        folder_name(&self.dir)
     }
 }
 

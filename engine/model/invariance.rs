@@ -80,7 +80,7 @@ pub fn probe(model: &mut LanguageModel) -> Result<BatchInvariance> {
     match result? {
         Ok(mode) => Ok(mode),
         Err((native, padded)) => Err(Error::model(
-            &model.manifest().dir,
+            &model.manifest().header.dir,
             format!(
                 "not batch-invariant: a k-token verification pass differs from one-token decode steps by up to {native:e} \
                  (and from padded two-row steps by up to {padded:e}), so greedy speculative output could differ from \

@@ -53,7 +53,7 @@ impl ModelLoader {
     pub fn open_head(&self, dir: &Path, target: &Manifest) -> Result<(HeadManifest, Box<dyn HeadGraph>)> {
         let manifest = HeadManifest::load(dir)?;
         manifest.check_binding(target)?;
-        let graph = self.backend.open_head(dir, &manifest.graph)?;
+        let graph = self.backend.open_head(dir, &manifest.header.graph)?;
         Ok((manifest, graph))
     }
 
@@ -67,8 +67,8 @@ impl ModelLoader {
 
 /// The drafter-compatibility rule, in one place.
 pub fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Result<()> {
-    let dir = &draft.dir;
-    let tokenizer_sha = |m: &Manifest| m.files.get(&m.tokenizer).cloned();
+    let dir = &draft.header.dir;
+    let tokenizer_sha = |m: &Manifest| m.header.files.get(&m.tokenizer).cloned();
     match (tokenizer_sha(draft), tokenizer_sha(target)) {
         (Some(a), Some(b)) if a != b => {
             return Err(Error::model(dir, "the drafter's tokenizer.json differs from the target's (a drafter must share the tokenizer)"));
@@ -79,7 +79,7 @@ pub fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Re
         return Err(Error::model(dir, format!("draft vocabulary {} exceeds the target's {}", draft.dims.vocab_size, target.dims.vocab_size)));
     }
     if rule == DraftRule::SameCheckpoint {
-        let full = draft.source.get("source_num_layers").and_then(|v| v.as_u64()).map_or(draft.dims.num_layers, |n| n as usize);
+        let full = draft.header.source.get("source_num_layers").and_then(|v| v.as_u64()).map_or(draft.dims.num_layers, |n| n as usize);
         if draft.layers() >= full {
             return Err(Error::model(dir, "a layer_skip drafter must keep fewer layers than its checkpoint has (export with --layers N)"));
         }
@@ -92,6 +92,6 @@ pub fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Re
 
 /// Which checkpoint a model came from: its file's sha256, or the generator and seed of a random test model.
 pub fn checkpoint_identity(m: &Manifest) -> serde_json::Value {
-    let s = &m.source;
+    let s = &m.header.source;
     s.get("sha256").cloned().unwrap_or_else(|| serde_json::json!([s.get("format"), s.get("seed")]))
 }

@@ -51,14 +51,14 @@ impl NatModel {
         let manifest = NatManifest::load(dir)?;
         let err = |message: String| Error::Contract { model: dir.to_path_buf(), message };
         for name in ["input_ids", "attention_mask"] {
-            let spec = manifest.graph.inputs.iter().find(|t| t.name == name);
+            let spec = manifest.header.graph.inputs.iter().find(|t| t.name == name);
             match spec {
                 Some(s) if s.dtype == DType::Int64 && s.shape.len() == 2 => {}
                 Some(s) => return Err(err(format!("input `{name}` must be int64 [batch, positions], manifest says {} {:?}", s.dtype, s.shape))),
                 None => return Err(err(format!("manifest declares no input `{name}`, which the CTC NAT contract requires"))),
             }
         }
-        match manifest.graph.outputs.iter().find(|t| t.name == "logits") {
+        match manifest.header.graph.outputs.iter().find(|t| t.name == "logits") {
             Some(s) if s.dtype == DType::Float32 && s.shape.len() == 3 => {
                 if let Some(Dim::Fixed(v)) = s.shape.last() {
                     if *v as usize != manifest.dims.vocab_size {
@@ -72,7 +72,7 @@ impl NatModel {
             None => return Err(err("manifest declares no output `logits`, which the CTC NAT contract requires".into())),
         }
         // The manifest-side contract holds; now the graph must match the manifest (checked by the backend).
-        let graph = backend.open_encoder(dir, &manifest.graph, manifest.dims.vocab_size)?;
+        let graph = backend.open_encoder(dir, &manifest.header.graph, manifest.dims.vocab_size)?;
         Ok(NatModel { manifest, graph, ids: Vec::new(), mask: Vec::new() })
     }
 

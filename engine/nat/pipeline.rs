@@ -96,10 +96,10 @@ impl NatPipeline {
         let backend = backend::open(&config.backend)?;
         let model = NatModel::open(&*backend, &config.model)?;
         let m = model.manifest();
-        let tokenizer = Tokenizer::load(&m.dir.join(&m.tokenizer))?;
+        let tokenizer = Tokenizer::load(&m.header.dir.join(&m.tokenizer))?;
         if tokenizer.vocab_size() > m.dims.vocab_size {
             return Err(Error::model(
-                &m.dir,
+                &m.header.dir,
                 format!("tokenizer has {} tokens but the model's vocabulary is {}", tokenizer.vocab_size(), m.dims.vocab_size),
             ));
         }

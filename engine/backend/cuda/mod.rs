@@ -63,14 +63,14 @@ impl CudaBackend {
     pub fn open_cuda_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<CudaDecoder> {
         self.ctx.bind()?;
         let file = manifest.gpu_weights.as_ref().ok_or_else(|| Error::Model {
-            path: manifest.dir.clone(),
+            path: manifest.header.dir.clone(),
             message: "the manifest names no `gpu_weights`: the cuda backend runs the float16 GPU form of the contract; write it with \
                       `python -m export gpu-weights SOURCE --model-dir DIR`"
                 .into(),
         })?;
         let shape = Shape::from_manifest(manifest);
         shape.validate()?;
-        let weights = Weights::load(&manifest.dir.join(file), &shape)?;
+        let weights = Weights::load(&manifest.header.dir.join(file), &shape)?;
         CudaDecoder::new(self.ctx.clone(), self.kernels.clone(), shape, weights, capacity, manifest.hidden_states, self.graphs)
     }
 }

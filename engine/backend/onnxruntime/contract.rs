@@ -25,7 +25,7 @@ fn dtype_of(t: TensorElementType) -> Option<DType> {
 /// Compares the session's declared inputs and outputs with the manifest, both ways, and checks that the
 /// manifest itself declares everything the contract needs.
 pub fn check(manifest: &Manifest, session: &ort::session::Session) -> Result<()> {
-    let err = |message: String| Error::Contract { model: manifest.dir.clone(), message };
+    let err = |message: String| Error::Contract { model: manifest.header.dir.clone(), message };
 
     let mut needed: Vec<String> = REQUIRED_INPUTS.iter().map(|s| s.to_string()).collect();
     let mut needed_out = vec!["logits".to_string()];
@@ -48,7 +48,7 @@ pub fn check(manifest: &Manifest, session: &ort::session::Session) -> Result<()>
         }
     }
 
-    compare_io(&manifest.dir, &manifest.graph.inputs, &manifest.graph.outputs, session)?;
+    compare_io(&manifest.header.dir, &manifest.header.graph.inputs, &manifest.header.graph.outputs, session)?;
 
     // The dimensions the engine relies on when it allocates buffers.
     let d = &manifest.dims;

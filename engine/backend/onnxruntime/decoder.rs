@@ -95,7 +95,7 @@ impl OrtDecoder {
         if capacity > d.max_position_embeddings {
             return Err(Error::InvalidRequest(format!("context length {capacity} exceeds the model's {} positions", d.max_position_embeddings)));
         }
-        let session = backend.session(&manifest.dir.join(&manifest.graph.file))?;
+        let session = backend.session(&manifest.header.dir.join(&manifest.header.graph.file))?;
         contract::check(manifest, &session)?;
         let kv_elem = match manifest.precision.kv_dtype {
             KvDType::Float32 => Elem::F32,

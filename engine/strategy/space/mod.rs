@@ -44,7 +44,7 @@ impl Space {
     pub fn new(target: &Manifest, k: Option<usize>, candidates: SpaceCandidates) -> Result<Self> {
         let Some(space) = target.space else {
             return Err(Error::model(
-                &target.dir,
+                &target.header.dir,
                 "strategy `space` needs a SPACE export: this model's manifest.json has no `space` entry (no mask token). \
                  Export the SPACE fine-tune (export/train_space.py) with its mask token, or use another strategy",
             ));
@@ -52,7 +52,7 @@ impl Space {
         let k = k.unwrap_or(space.k);
         if k == 0 || k > space.k {
             return Err(Error::model(
-                &target.dir,
+                &target.header.dir,
                 format!("strategy.k is {k} but this model was trained for groups of {} mask tokens: use 1..={}", space.k, space.k),
             ));
         }

@@ -53,7 +53,7 @@ fn cache_file(target: &LanguageModel, max_tokens: usize) -> Option<PathBuf> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let key = format!(
         "{}|{}|{}|{}|{}|{}|{}",
-        m.files.get(&m.graph.file).cloned().unwrap_or_else(|| m.dir.display().to_string()),
+        m.header.files.get(&m.header.graph.file).cloned().unwrap_or_else(|| m.header.dir.display().to_string()),
         target.device(),
         target.capacity(),
         cpu,
