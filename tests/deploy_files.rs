@@ -286,7 +286,8 @@ fn dockerfile_copies_only_what_exists_or_an_earlier_stage_built() {
 
 /// The runtime stage as a folder: each COPY of the runtime stage done with the local stand-in of what the stage
 /// before builds (the test binary, `.cache/lib/libonnxruntime.so`, `models/`), then ENTRYPOINT + CMD run with
-/// the stage's ENV and WORKDIR (moved under a temp dir, port 8080 moved to a free one), then its HEALTHCHECK.
+/// the stage's ENV and WORKDIR (moved under a temp dir, port 8080 to a free one, host to 127.0.0.1), then its
+/// HEALTHCHECK.
 #[test]
 fn runtime_stage_layout_serves_and_passes_its_healthcheck() {
     let root = common::root();
@@ -343,7 +344,13 @@ fn runtime_stage_layout_serves_and_passes_its_healthcheck() {
         }
     }
     let port = free_port().to_string();
-    let argv: Vec<String> = entrypoint.iter().chain(&cmd).map(|a| if a == "8080" { port.clone() } else { a.clone() }).collect();
+    // Moved: the port (to a free one) and the host (to loopback: this machine's tests listen on 127.0.0.1 only).
+    let moved = |a: &String| match a.as_str() {
+        "8080" => port.clone(),
+        "0.0.0.0" => "127.0.0.1".to_string(),
+        _ => a.clone(),
+    };
+    let argv: Vec<String> = entrypoint.iter().chain(&cmd).map(moved).collect();
     assert!(argv.contains(&port), "CMD no longer names port 8080: {argv:?}");
     let path = env.get("PATH").expect("ENV PATH").clone();
     let program = path.split(':').map(|d| Path::new(d).join(&argv[0])).find(|p| p.is_file()).expect("ENTRYPOINT found on the image's PATH");
