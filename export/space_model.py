@@ -60,7 +60,7 @@ class SpaceDecoder(nn.Module):
         self.mask_id = c.vocab_size
         self.NH, self.KVH, self.D, self.eps = c.num_heads, c.num_kv_heads, c.head_dim, float(c.rms_norm_eps)
         gen = torch.Generator().manual_seed(seed)
-        f = lambda w: torch.from_numpy(np.ascontiguousarray(as_float(w)))  # noqa: E731
+        f = lambda w: torch.from_numpy(np.require(as_float(w), np.float32, ["C", "W"]))  # noqa: E731
         embed = f(ck.embed)
         self.register_buffer("embed", embed, persistent=False)
         self.register_buffer("head", embed if ck.lm_head is None else f(ck.lm_head), persistent=False)

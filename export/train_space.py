@@ -1,9 +1,9 @@
 """SPACE training recipe: semi-autoregressive SFT of SmolLM2-135M-Instruct (LoRA + one mask-token row), PyTorch CPU.
 
     # data (self-distilled; export/space_data.py), then training (.cache/venv-train; `make train-space`)
-    python -m export.space_data --out .cache/space --threads 1 --max-minutes 22
-    python -m export.train_space train --data .cache/space --k 4 --threads 1 --max-minutes 50 \
-        --out export/trained/smollm2-space
+    python -m export.space_data --out .cache/space --threads 1 --batch 64 --max-new 160 --max-minutes 25
+    python -m export.train_space train --data .cache/space --k 4 --threads 1 --max-minutes 85 \
+        --out export/trained/smollm2-space      # defaults: batch 2, 24 groups, 450 cosine steps
     python -m export.train_space measure --mode lora|full      # step time and memory of the two set-ups
 
 What is trained (export/space_model.py): LoRA (rank 16, alpha 32) on q|k|v, o, gate|up and down of every layer,
@@ -412,17 +412,18 @@ def cmd_measure(a) -> int:
 def add_train_args(p: argparse.ArgumentParser) -> None:
     """Hyper-parameters shared by `train`, `measure` and the tests."""
     p.add_argument("--k", type=int, default=4, help="masks per group (tokens drafted per step)")
-    p.add_argument("--groups", type=int, default=16, help="mask groups packed per sequence")
+    p.add_argument("--groups", type=int, default=24, help="mask groups packed per sequence")
     p.add_argument("--space-fraction", type=float, default=1.0,
                    help="share of sequences that carry mask groups (all carry the plain next-token loss)")
-    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--batch", type=int, default=2)
     p.add_argument("--rank", type=int, default=16)
     p.add_argument("--alpha", type=float, default=32.0)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--lr-mask", type=float, default=3e-3)
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--mask-weight", type=float, default=1.0)
-    p.add_argument("--steps", type=int, default=100000, help="cosine schedule length (the budget usually ends first)")
+    p.add_argument("--steps", type=int, default=450,
+                   help="cosine schedule length (~10 s per step at 1 thread; the budget may end it first)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
 
@@ -438,7 +439,7 @@ def main(argv=None) -> int:
     p.add_argument("--max-minutes", type=float, default=100.0)
     p.add_argument("--ckpt-minutes", type=float, default=5.0)
     p.add_argument("--resume", action="store_true")
-    p.add_argument("--max-prompt", type=int, default=192)
+    p.add_argument("--max-prompt", type=int, default=128)
     p.add_argument("--max-len", type=int, default=320)
     p.add_argument("--eval-sequences", type=int, default=24)
     p = sub.add_parser("measure")
