@@ -26,3 +26,18 @@ def test_completion_is_cut_at_the_next_top_level_block():
     assert cut_at_stop(text) == "    return a + b\n\n"
     assert cut_at_stop("    return 1\n") == "    return 1\n"
     assert cut_at_stop("    x = 1\n# comment\nprint(x)") == "    x = 1"
+
+
+def test_chat_answer_code_block_and_program():
+    from export.space_quality import code_block, program_for
+
+    answer = "Here it is:\n```python\ndef add(a, b):\n    return a + b\n```\nDone."
+    assert code_block(answer) == "def add(a, b):\n    return a + b\n"
+    assert code_block("no fence at all") == "no fence at all"
+    problem = {"prompt": "from typing import List\n\n" + STUB, "test": "def check(f):\n    assert f(2, 3) == 5\n",
+               "entry_point": "add"}
+    assert run_program(program_for(problem, code_block(answer), "chat"), timeout=10) == "passed"
+    wrong = answer.replace("a + b", "a * b")
+    assert run_program(program_for(problem, code_block(wrong), "chat"), timeout=10) == "failed"
+    # a body-only answer continues the stub
+    assert run_program(program_for(problem, "    return a + b\n", "chat"), timeout=10) == "passed"
