@@ -217,7 +217,7 @@ gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json
 	  sha256sum "$$gguf" > .gpu/gguf.sha256 && split -b 58M "$$gguf" .gpu/gguf.part-
 	ls -la .gpu
 
-fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS))
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL))
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:
