@@ -136,7 +136,7 @@ impl Error {
 /// Grows `buf` to `len` elements of `value` (never shrinks it), returning [`Error::Allocation`] naming `what` and
 /// the size instead of aborting the process when the memory is not there: sizes that come from a config, a
 /// manifest or a request must fail as errors ("no function aborts" holds for the C ABI too).
-pub fn try_resize<T: Clone>(buf: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<()> {
+pub(crate) fn try_resize<T: Clone>(buf: &mut Vec<T>, len: usize, value: T, what: &str) -> Result<()> {
     if len > buf.len() {
         buf.try_reserve_exact(len - buf.len()).map_err(|_| Error::allocation::<T>(what, len as u128))?;
         buf.resize(len, value);

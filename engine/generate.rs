@@ -172,7 +172,7 @@ impl<'a> OutputSink<'a> {
     }
 
     /// Commits tokens in order until one ends generation; returns how many were taken and whether to go on.
-    pub fn push_all(&mut self, tokens: &[u32]) -> Result<(usize, bool)> {
+    pub(crate) fn push_all(&mut self, tokens: &[u32]) -> Result<(usize, bool)> {
         for (i, &t) in tokens.iter().enumerate() {
             if !self.push(t)? {
                 // A stop id is consumed but not output; count it as taken so callers keep caches in step.
@@ -183,14 +183,14 @@ impl<'a> OutputSink<'a> {
     }
 
     /// Marks the end because the context is full.
-    pub fn context_full(&mut self) {
+    pub(crate) fn context_full(&mut self) {
         if self.finish.is_none() {
             self.finish = Some(FinishReason::Length);
         }
     }
 
     /// Tokens that may still be output before `max_tokens`.
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.max_tokens.saturating_sub(self.tokens.len())
     }
 
@@ -200,7 +200,7 @@ impl<'a> OutputSink<'a> {
     }
 
     /// True when a stop token (consumed, not output) ended generation.
-    pub fn ended_by_stop_token(&self) -> bool {
+    pub(crate) fn ended_by_stop_token(&self) -> bool {
         self.stop_token
     }
 

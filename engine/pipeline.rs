@@ -45,11 +45,6 @@ impl Pipeline {
         Self::from_config(loaded)
     }
 
-    /// Loads a pipeline from YAML text; relative paths resolve against `base_dir`.
-    pub fn from_yaml_str(yaml: &str, base_dir: &Path) -> Result<Self> {
-        Self::from_config(config::parse_str(yaml, "<string>", base_dir)?)
-    }
-
     /// Loads a pipeline from a parsed config.
     pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
         let config = loaded.config;
@@ -227,7 +222,7 @@ impl Pipeline {
     }
 
     /// Sampling parameters of a request (request values over pipeline defaults), validated.
-    pub fn sampling_params(&self, request: &GenerationRequest) -> Result<SamplingParams> {
+    pub(crate) fn sampling_params(&self, request: &GenerationRequest) -> Result<SamplingParams> {
         let g = &self.config.generation;
         let p = SamplingParams {
             temperature: request.temperature.unwrap_or(g.temperature),
@@ -254,7 +249,7 @@ impl Pipeline {
     }
 
     /// As [`Pipeline::generate`], also stopping when `cancel` becomes true (checked between tokens).
-    pub fn generate_with_cancel(
+    pub(crate) fn generate_with_cancel(
         &mut self,
         request: &GenerationRequest,
         on_text: &mut dyn FnMut(&str) -> bool,

@@ -148,7 +148,7 @@ impl Stats {
     }
 
     /// Records one draft/verify step: `drafted` tokens proposed, the first `accepted` of them taken.
-    pub fn record_step(&mut self, drafted: usize, accepted: usize) {
+    pub(crate) fn record_step(&mut self, drafted: usize, accepted: usize) {
         self.drafted += drafted;
         self.accepted += accepted;
         if self.drafted_per_position.len() < drafted {

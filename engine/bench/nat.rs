@@ -24,7 +24,7 @@ use crate::pipeline::Pipeline;
 
 /// One held-out pair.
 #[derive(Debug, Clone, serde::Deserialize)]
-pub struct Pair {
+pub(crate) struct Pair {
     /// Stable id (`doc-N.json:POSITION`).
     pub id: String,
     /// English source.
@@ -34,7 +34,7 @@ pub struct Pair {
 }
 
 /// Reads a `{"id","en","de"}` JSONL file.
-pub fn read_pairs(path: &Path, limit: Option<usize>) -> Result<Vec<Pair>> {
+pub(crate) fn read_pairs(path: &Path, limit: Option<usize>) -> Result<Vec<Pair>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::io(path, std::io::Error::new(e.kind(), format!("{e} (make the held-out pairs with `make translation-pairs`)"))))?;
     let mut out = Vec::new();
@@ -53,7 +53,7 @@ pub fn read_pairs(path: &Path, limit: Option<usize>) -> Result<Vec<Pair>> {
 
 /// The NAT row of results.json: the common fields plus the translation figures.
 #[derive(Debug, Clone, Serialize)]
-pub struct NatRow {
+pub(crate) struct NatRow {
     /// Pipeline name, strategy (`nat` or `ar`), model, category (`translation`), speeds, ...
     #[serde(flatten)]
     pub common: ResultRow,

@@ -24,7 +24,7 @@ pub struct BenchPrompt {
 
 /// The prompts of one category.
 #[derive(Debug, Clone)]
-pub struct PromptSet {
+pub(crate) struct PromptSet {
     /// Category name (the file stem).
     pub category: String,
     /// Prompts in file order.
@@ -40,7 +40,7 @@ const BUILTIN: [(&str, &str, bool); 5] = [
 ];
 
 /// Loads the categories the matrix names, taking the first `prompts_per_category` of each.
-pub fn load_sets(matrix: &BenchMatrix) -> Result<Vec<PromptSet>> {
+pub(crate) fn load_sets(matrix: &BenchMatrix) -> Result<Vec<PromptSet>> {
     let mut sets = Vec::new();
     for category in &matrix.categories {
         let mut prompts = if category == "builtin" {

@@ -113,7 +113,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 impl ResultRow {
     /// Aggregates the outputs of one category.
     #[allow(clippy::too_many_arguments)]
-    pub fn from_outputs(
+    pub(crate) fn from_outputs(
         pipeline: &str,
         strategy: &str,
         model: &str,
@@ -152,7 +152,7 @@ impl ResultRow {
 }
 
 /// `overall` rows: per pipeline and strategy, prompt-weighted means over categories.
-pub fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
+pub(crate) fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
         let k = (r.pipeline.clone(), r.strategy.clone());

@@ -742,30 +742,30 @@ impl PipelineConfig {
 }
 
 /// Most intra-op threads (`backend.threads`): far above any core count, far below what exhausts memory.
-pub const MAX_THREADS: usize = 1024;
+pub(crate) const MAX_THREADS: usize = 1024;
 /// Largest GPU index (`backend.cuda.device_id`, a provider's `device_id`).
-pub const MAX_DEVICE_ID: usize = 63;
+pub(crate) const MAX_DEVICE_ID: usize = 63;
 /// Largest `context_length` (and `generation.max_tokens`): the KV cache is sized from it.
-pub const MAX_CONTEXT_LENGTH: usize = 1 << 20;
+pub(crate) const MAX_CONTEXT_LENGTH: usize = 1 << 20;
 /// Most draft tokens per step (`strategy.window.k_max`, `strategy.gamma`): verification passes are sized from it.
-pub const MAX_DRAFT_TOKENS: usize = 256;
+pub(crate) const MAX_DRAFT_TOKENS: usize = 256;
 /// Largest SPACE group size (`strategy.k`); the model's trained k is the real bound (checked at load).
-pub const MAX_SPACE_K: usize = 16;
+pub(crate) const MAX_SPACE_K: usize = 16;
 /// Largest entropy threshold in nats (`strategy.window.entropy_threshold`, `strategy.tau_init`); ln of any
 /// vocabulary is far below it.
-pub const MAX_ENTROPY_NATS: f32 = 1000.0;
+pub(crate) const MAX_ENTROPY_NATS: f32 = 1000.0;
 /// Most steps between window probes (`strategy.window.probe_every`).
-pub const MAX_PROBE_EVERY: usize = 1_000_000;
+pub(crate) const MAX_PROBE_EVERY: usize = 1_000_000;
 /// Longest n-gram of prompt lookup (`n_max`).
-pub const MAX_NGRAM: usize = 64;
+pub(crate) const MAX_NGRAM: usize = 64;
 /// Most HSDDW levels (`strategy.levels`).
-pub const MAX_HSDDW_LEVELS: usize = 8;
+pub(crate) const MAX_HSDDW_LEVELS: usize = 8;
 /// Most unverified tokens an HSDDW level buffers (`strategy.buffer_cap`).
-pub const MAX_BUFFER_CAP: usize = 4096;
+pub(crate) const MAX_BUFFER_CAP: usize = 4096;
 /// Widest CTC beam (`strategy.beam_width`, `strategy.beam_top_k`).
-pub const MAX_BEAM: usize = 256;
+pub(crate) const MAX_BEAM: usize = 256;
 /// Most sentences per NAT forward pass (`strategy.batch_size`).
-pub const MAX_NAT_BATCH: usize = 1024;
+pub(crate) const MAX_NAT_BATCH: usize = 1024;
 /// Most stop strings (`generation.stop`), and the longest one in bytes.
 pub const MAX_STOP_STRINGS: usize = 16;
 /// The longest stop string in bytes.
@@ -812,7 +812,7 @@ impl GenerationDefaults {
 }
 
 /// Shared range checks for sampling values (config defaults and per-request overrides).
-pub fn check_sampling(temperature: f32, top_p: f32, min_p: f32, repetition_penalty: f32) -> Result<(), (&'static str, String)> {
+pub(crate) fn check_sampling(temperature: f32, top_p: f32, min_p: f32, repetition_penalty: f32) -> Result<(), (&'static str, String)> {
     if !temperature.is_finite() || temperature < 0.0 {
         return Err(("temperature", format!("must be >= 0 (got {temperature})")));
     }

@@ -97,7 +97,7 @@ impl NatManifest {
     }
 
     /// A short display name: the folder name.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         self.header.display_name()
     }
 }

@@ -59,7 +59,7 @@ pub struct SpaceSpec {
 
 impl SpaceSpec {
     /// Largest group size a manifest may declare (a step holds up to (k + 1)^2 tokens).
-    pub const MAX_K: usize = 16;
+    pub(crate) const MAX_K: usize = 16;
 
     /// Checks the entry against the model's vocabulary; the message names the manifest key.
     pub fn validate(&self, vocab_size: usize) -> std::result::Result<(), String> {
@@ -248,7 +248,7 @@ impl Manifest {
 
     /// One past the largest input id the graph embeds: the vocabulary, plus the mask token of a SPACE export
     /// (which has an embedding row but no logit).
-    pub fn input_ids_end(&self) -> usize {
+    pub(crate) fn input_ids_end(&self) -> usize {
         self.dims.vocab_size + usize::from(self.space.is_some())
     }
 
@@ -263,7 +263,7 @@ impl Manifest {
     }
 
     /// A short display name: the folder name.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         self.header.display_name()
     }
 }

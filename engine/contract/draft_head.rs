@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 /// The three head designs of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum HeadKind {
+pub(crate) enum HeadKind {
     /// N CTC frames over the draft vocabulary plus a blank, from a window of hidden states.
     Ctc,
     /// One residual block per future position over the newest hidden state.
@@ -25,7 +25,7 @@ pub enum HeadKind {
 
 /// `head` of the manifest.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HeadSpec {
+pub(crate) struct HeadSpec {
     /// Which design.
     pub kind: HeadKind,
     /// CTC frames / Medusa heads / EAGLE max depth.
@@ -41,7 +41,7 @@ pub struct HeadSpec {
 
 /// `target` of the manifest: which target the head belongs to.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TargetBinding {
+pub(crate) struct TargetBinding {
     /// The target checkpoint's identity (see [`target_source_sha256`]).
     pub source_sha256: String,
     /// sha256 of the target's tokenizer.json.
@@ -54,7 +54,7 @@ pub struct TargetBinding {
 
 /// `draft_vocab` of the manifest.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DraftVocabSpec {
+pub(crate) struct DraftVocabSpec {
     /// The JSON file with Vd target ids.
     pub file: String,
     /// Fraction of held-out target tokens inside the draft vocabulary (`None` for random heads).
@@ -64,7 +64,7 @@ pub struct DraftVocabSpec {
 
 /// A parsed draft-head manifest plus its folder and the loaded draft vocabulary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HeadManifest {
+pub(crate) struct HeadManifest {
     /// Format, version, kind ([`ModelKind::DraftHead`] here), graph, source, file hashes and folder.
     #[serde(flatten)]
     pub header: Header,
@@ -119,7 +119,7 @@ impl HeadManifest {
 
     /// Refuses a head that belongs to another target (checkpoint, tokenizer or sizes), or a target without the
     /// `hidden_states` output the head reads.
-    pub fn check_binding(&self, target: &Manifest) -> Result<()> {
+    pub(crate) fn check_binding(&self, target: &Manifest) -> Result<()> {
         let err = |m: String| Err(Error::model(&self.header.dir, m));
         let t = &self.target;
         let source = target_source_sha256(target);
@@ -147,7 +147,7 @@ impl HeadManifest {
     }
 
     /// A short display name: the folder name.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         self.header.display_name()
     }
 }
@@ -155,7 +155,7 @@ impl HeadManifest {
 /// A target's checkpoint identity as heads record it: the sha256 of its checkpoint file when the manifest's
 /// `source.files` has exactly one entry, else the sha256 of the canonical JSON (sorted keys, no whitespace) of
 /// `source` without its `path` key (random test models, multi-file folders).
-pub fn target_source_sha256(target: &Manifest) -> String {
+pub(crate) fn target_source_sha256(target: &Manifest) -> String {
     let src = &target.header.source;
     if let Some(files) = src.get("files").and_then(|f| f.as_object()) {
         if files.len() == 1 {

@@ -10,9 +10,9 @@ use super::tensor::GraphSpec;
 use crate::error::{Error, Result};
 
 /// The manifest format this engine reads.
-pub const FORMAT: &str = "specrt-model";
+pub(crate) const FORMAT: &str = "specrt-model";
 /// The manifest version this engine reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// What an exported folder holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,7 +67,7 @@ pub struct Header {
 
 impl Header {
     /// A short display name: the folder name.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         folder_name(&self.dir)
     }
 }

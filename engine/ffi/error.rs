@@ -44,7 +44,7 @@ impl From<crate::Error> for FfiError {
 }
 
 /// The result type of the entry points' bodies.
-pub type FfiResult<T = ()> = Result<T, FfiError>;
+pub(crate) type FfiResult<T = ()> = Result<T, FfiError>;
 
 fn set_last_error(message: &str) {
     // Interior NULs would truncate the C string: make them visible instead.

@@ -15,11 +15,11 @@ pub struct Kind {
 }
 
 /// `specrt_pipeline` ("SPECPIPE").
-pub const PIPELINE: Kind = Kind { magic: 0x5350_4543_5049_5045, name: "specrt_pipeline" };
+pub(crate) const PIPELINE: Kind = Kind { magic: 0x5350_4543_5049_5045, name: "specrt_pipeline" };
 /// `specrt_request` ("SPECREQU").
-pub const REQUEST: Kind = Kind { magic: 0x5350_4543_5245_5155, name: "specrt_request" };
+pub(crate) const REQUEST: Kind = Kind { magic: 0x5350_4543_5245_5155, name: "specrt_request" };
 /// `specrt_result` ("SPECRESU").
-pub const RESULT: Kind = Kind { magic: 0x5350_4543_5245_5355, name: "specrt_result" };
+pub(crate) const RESULT: Kind = Kind { magic: 0x5350_4543_5245_5355, name: "specrt_result" };
 
 /// Every kind, for naming a mix-up. The kinds are defined here, not by the handle types, so this table depends on
 /// no file that depends on it (scripts/check_layers.py checks the files of engine/ffi/ for cycles).
@@ -36,13 +36,13 @@ const FREED: u64 = 0x5350_4543_4652_4545; // "SPECFREE"
 
 /// The allocation behind a C handle.
 #[repr(C)]
-pub struct Handle<T> {
+pub(crate) struct Handle<T> {
     magic: u64,
     value: T,
 }
 
 /// Boxes `value` into a new handle and returns it as the opaque C pointer type `C`.
-pub fn into_raw<T: HandleKind, C>(value: T) -> *mut C {
+pub(crate) fn into_raw<T: HandleKind, C>(value: T) -> *mut C {
     Box::into_raw(Box::new(Handle { magic: T::KIND.magic, value })).cast()
 }
 

@@ -35,7 +35,7 @@ pub struct specrt_pipeline {
 /// The state behind a `specrt_pipeline`. The parts a running call uses live behind an `Arc`, so that
 /// `specrt_pipeline_free` can release the handle while a generation still holds what it needs and then wait
 /// for it: freeing can never pull the pipeline out from under a running call.
-pub struct PipelineState {
+pub(crate) struct PipelineState {
     shared: Arc<Shared>,
 }
 

@@ -18,7 +18,7 @@ pub struct specrt_request {
 
 /// The state behind a `specrt_request`.
 #[derive(Clone)]
-pub struct RequestState {
+pub(crate) struct RequestState {
     pub(crate) request: GenerationRequest,
     /// The sentences for a NAT pipeline (`specrt_request_set_sources`), each with its own error if it has one.
     pub(crate) sources: Option<Vec<Source>>,

@@ -20,7 +20,7 @@ pub struct specrt_result {
 }
 
 /// The state behind a `specrt_result`.
-pub struct ResultState {
+pub(crate) struct ResultState {
     /// The text with a trailing NUL (interior NULs kept; `text_len` excludes the trailing one).
     text: Vec<u8>,
     /// One entry per output (one for a decoder generation, one per source sentence for NAT): its text with a
@@ -62,7 +62,7 @@ impl ResultState {
     /// `backend_seconds`; strings: `strategy` ("nat"), `decode` ("greedy" or "beam"), `finish_reason` ("stop"),
     /// `text` (the outputs joined by newlines, a failed sentence as an empty line, like the CLI's output) and
     /// `outputs_json` (per sentence: text, tokens, source_tokens, positions, log_prob; or status and error).
-    pub fn from_translations(items: Vec<Result<Translation, FfiError>>, seconds: f64, decode: &str) -> Self {
+    pub(crate) fn from_translations(items: Vec<Result<Translation, FfiError>>, seconds: f64, decode: &str) -> Self {
         let ok = || items.iter().filter_map(|t| t.as_ref().ok());
         let new_tokens: usize = ok().map(|t| t.tokens.len()).sum();
         let per_sentence: Vec<Value> = items

@@ -13,7 +13,7 @@ use super::status::specrt_status;
 pub const SPECRT_MAX_SOURCES: usize = 4096;
 
 /// One source sentence: its text, or the error it gets in the result.
-pub type Source = Result<String, FfiError>;
+pub(crate) type Source = Result<String, FfiError>;
 
 /// Reads `count` sentences from `sources`. The array itself must be valid (1..=`SPECRT_MAX_SOURCES` entries,
 /// non-NULL): that is the call's error. A NULL entry or invalid UTF-8 is that sentence's error.

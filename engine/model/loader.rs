@@ -14,7 +14,7 @@ use crate::model::LanguageModel;
 
 /// What a drafter must share with its target beyond the tokenizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DraftRule {
+pub(crate) enum DraftRule {
     /// Any model with the target's tokenizer (a smaller model of the family).
     SameTokenizer,
     /// A truncated export of the target's own checkpoint (`--layers N`): fewer layers, same weights.
@@ -50,7 +50,7 @@ impl ModelLoader {
     }
 
     /// Opens the draft head `dir` for `target`, after checking that it belongs to it.
-    pub fn open_head(&self, dir: &Path, target: &Manifest) -> Result<(HeadManifest, Box<dyn HeadGraph>)> {
+    pub(crate) fn open_head(&self, dir: &Path, target: &Manifest) -> Result<(HeadManifest, Box<dyn HeadGraph>)> {
         let manifest = HeadManifest::load(dir)?;
         manifest.check_binding(target)?;
         let graph = self.backend.open_head(dir, &manifest.header.graph)?;
@@ -58,7 +58,7 @@ impl ModelLoader {
     }
 
     /// Opens `dir` as a drafter for `target`, after the compatibility check.
-    pub fn open_drafter(&self, dir: &Path, target: &Manifest, rule: DraftRule) -> Result<LanguageModel> {
+    pub(crate) fn open_drafter(&self, dir: &Path, target: &Manifest, rule: DraftRule) -> Result<LanguageModel> {
         let model = self.open(dir)?;
         check_drafter(model.manifest(), target, rule)?;
         Ok(model)
@@ -66,7 +66,7 @@ impl ModelLoader {
 }
 
 /// The drafter-compatibility rule, in one place.
-pub fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Result<()> {
+pub(crate) fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Result<()> {
     let dir = &draft.header.dir;
     let tokenizer_sha = |m: &Manifest| m.header.files.get(&m.tokenizer).cloned();
     match (tokenizer_sha(draft), tokenizer_sha(target)) {
@@ -91,7 +91,7 @@ pub fn check_drafter(draft: &Manifest, target: &Manifest, rule: DraftRule) -> Re
 }
 
 /// Which checkpoint a model came from: its file's sha256, or the generator and seed of a random test model.
-pub fn checkpoint_identity(m: &Manifest) -> serde_json::Value {
+pub(crate) fn checkpoint_identity(m: &Manifest) -> serde_json::Value {
     let s = &m.header.source;
     s.get("sha256").cloned().unwrap_or_else(|| serde_json::json!([s.get("format"), s.get("seed")]))
 }

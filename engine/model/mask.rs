@@ -3,7 +3,7 @@
 //! and itself, at position `P + depth`.
 
 /// The additive bias for a hidden position. Large and finite so a fully hidden row cannot produce NaN.
-pub const HIDDEN: f32 = -1.0e9;
+pub(crate) const HIDDEN: f32 = -1.0e9;
 
 /// Writes the causal bias of `s` new tokens after `past` cached ones into `out` (resized, no shrink of capacity).
 pub fn causal(out: &mut Vec<f32>, past: usize, s: usize) {
@@ -67,7 +67,7 @@ impl TokenTree {
     }
 
     /// Depth of each node (roots have depth 0).
-    pub fn depths(&self) -> Vec<usize> {
+    pub(crate) fn depths(&self) -> Vec<usize> {
         let mut d = vec![0usize; self.len()];
         for i in 0..self.len() {
             if let Some(p) = self.parents[i] {
@@ -90,7 +90,7 @@ impl TokenTree {
     }
 
     /// Writes the tree's bias (`[S, past + S]`) and positions (`past + depth`).
-    pub fn bias_and_positions(&self, past: usize, bias: &mut Vec<f32>, positions: &mut Vec<i64>) {
+    pub(crate) fn bias_and_positions(&self, past: usize, bias: &mut Vec<f32>, positions: &mut Vec<i64>) {
         let s = self.len();
         let t = past + s;
         bias.clear();

@@ -11,7 +11,7 @@ use crate::model::invariance::{self, BatchInvariance};
 use crate::model::mask::{self, TokenTree};
 
 /// The default KV capacity when the config does not set `context_length`.
-pub const DEFAULT_CONTEXT: usize = 2048;
+pub(crate) const DEFAULT_CONTEXT: usize = 2048;
 
 /// Prefill runs in chunks of this many tokens, bounding the `[S, P + S]` bias and activations.
 pub const PREFILL_CHUNK: usize = 512;
@@ -90,7 +90,7 @@ impl LanguageModel {
     /// slot and is overwritten by the next step; its logits are not computed), or not. With kernels that take
     /// another path for a single row, this makes a k-token verification compute exactly the logits of k decode
     /// steps, which lossless speculative decoding needs.
-    pub fn set_batch_invariant(&mut self, on: bool) {
+    pub(crate) fn set_batch_invariant(&mut self, on: bool) {
         self.pad_single_steps = on;
     }
 
@@ -102,7 +102,7 @@ impl LanguageModel {
     /// How many tokens can be verified after the pending one without touching the last slot a padded step
     /// needs: a padded (batch-invariant) model keeps its last slot free so every verified token sees the numerics
     /// its decode step would have.
-    pub fn draft_room(&self) -> usize {
+    pub(crate) fn draft_room(&self) -> usize {
         let reserve = usize::from(self.pad_single_steps);
         self.capacity().saturating_sub(self.len + 1 + reserve)
     }
@@ -137,7 +137,7 @@ impl LanguageModel {
 
     /// Appends `tokens` in ONE forward pass and returns logits for the last `rows` of them (`[rows, vocab]`), so a
     /// caller that re-feeds a few known tokens before its drafts pays the LM head only where it needs logits.
-    pub fn append_tail(&mut self, tokens: &[u32], rows: usize) -> Result<&[f32]> {
+    pub(crate) fn append_tail(&mut self, tokens: &[u32], rows: usize) -> Result<&[f32]> {
         if tokens.is_empty() || rows == 0 || rows > tokens.len() {
             return Err(Error::InvalidRequest(format!("cannot take {rows} logits rows of {} tokens", tokens.len())));
         }
@@ -247,7 +247,7 @@ impl LanguageModel {
     }
 
     /// Hidden states (`[S, hidden]`) of the last forward pass, when the model exports them.
-    pub fn last_hidden_states(&self) -> Option<&[f32]> {
+    pub(crate) fn last_hidden_states(&self) -> Option<&[f32]> {
         self.graph.hidden_states()
     }
 }

@@ -31,7 +31,7 @@ impl Invariance {
 
 /// Compares two logit slices bit for bit (so -0.0 vs 0.0 and NaN payloads count as differences). Returns the
 /// largest absolute difference, or None when identical.
-pub fn compare(a: &[f32], b: &[f32]) -> Option<f32> {
+pub(crate) fn compare(a: &[f32], b: &[f32]) -> Option<f32> {
     if a.len() != b.len() {
         return Some(f32::INFINITY);
     }

@@ -97,7 +97,7 @@ fn sub_pairs(chars: &[char], first: impl Fn(char) -> bool, second: impl Fn(char)
 /// Drops `<skipped>`, joins `-\n`, turns newlines into spaces, decodes `&quot;`, `&amp;`, `&lt;`, `&gt;` (in
 /// that order), then runs the `TokenizerRegexp` rules: split ASCII symbols off, split `.`/`,` unless between
 /// digits, split `-` after a digit.
-pub fn tokenize_13a(line: &str) -> Vec<String> {
+pub(crate) fn tokenize_13a(line: &str) -> Vec<String> {
     let mut line = line.trim_end_matches(is_py_space).replace("<skipped>", "");
     line = line.replace("-\n", "").replace('\n', " ");
     if line.contains('&') {

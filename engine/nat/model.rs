@@ -95,7 +95,7 @@ impl NatModel {
     /// One forward pass over `batch` (already upsampled sentences, each within the position limit), calling
     /// `each(i, rows)` with sentence `i`'s real rows (`len * vocab` scores) straight from ONNX Runtime's output,
     /// so decoding never copies [batch, positions, vocab] logits first.
-    pub fn forward_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[f32]) -> Result<R>) -> Result<Vec<R>> {
+    pub(crate) fn forward_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[f32]) -> Result<R>) -> Result<Vec<R>> {
         let limit = self.manifest.ctc.upsample.position_limit;
         let positions = batch.iter().map(Vec::len).max().unwrap_or(0);
         if batch.is_empty() || positions == 0 {

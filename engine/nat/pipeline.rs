@@ -73,11 +73,6 @@ impl NatPipeline {
         Self::from_config(config::load_file(path)?)
     }
 
-    /// Loads a NAT pipeline from YAML text; relative paths resolve against `base_dir`.
-    pub fn from_yaml_str(yaml: &str, base_dir: &Path) -> Result<Self> {
-        Self::from_config(config::parse_str(yaml, "<string>", base_dir)?)
-    }
-
     /// Loads a NAT pipeline from a parsed config.
     pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
         let config = loaded.config;
@@ -150,11 +145,6 @@ impl NatPipeline {
         self.batch_size
     }
 
-    /// Sets the most sentences per forward pass (at least 1).
-    pub fn set_batch_size(&mut self, n: usize) {
-        self.batch_size = n.max(1);
-    }
-
     /// The tokenizer.
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
@@ -193,7 +183,7 @@ impl NatPipeline {
     /// dynamic batching: one group per request), in shared length-sorted passes. Results come back per group,
     /// and an error names the sentence's index within its own group, so nothing in a group's answer depends on
     /// the other groups.
-    pub fn translate_groups(&mut self, groups: &[&[String]]) -> Vec<Vec<Result<Translation>>> {
+    pub(crate) fn translate_groups(&mut self, groups: &[&[String]]) -> Vec<Vec<Result<Translation>>> {
         let mut errors: Vec<Option<Error>> = Vec::new();
         let mut prepared = Vec::new();
         for group in groups {

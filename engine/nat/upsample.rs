@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 
 /// Output positions for `n_src` source tokens at `rate`: `round(rate * n)`, at least `n`, at most `limit`.
-pub fn upsampled_length(n_src: usize, rate: f32, limit: usize) -> usize {
+pub(crate) fn upsampled_length(n_src: usize, rate: f32, limit: usize) -> usize {
     let wanted = (rate as f64 * n_src as f64).round() as usize;
     wanted.min(limit).max(n_src.min(limit))
 }

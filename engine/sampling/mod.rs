@@ -35,12 +35,12 @@ impl Default for SamplingParams {
 /// Temperatures below this are greedy decoding (the same threshold as vLLM's `_SAMPLING_EPS`). Dividing logits
 /// by a tinier temperature overflows them to infinity and the softmax to NaN, and at such temperatures the
 /// distribution is one-hot at the argmax anyway (up to exact ties).
-pub const MIN_SAMPLING_TEMPERATURE: f32 = 1e-5;
+pub(crate) const MIN_SAMPLING_TEMPERATURE: f32 = 1e-5;
 
 impl SamplingParams {
     /// True when the next token is the argmax: temperature below [`MIN_SAMPLING_TEMPERATURE`] (0 included) or
     /// top-k 1.
-    pub fn is_greedy(&self) -> bool {
+    pub(crate) fn is_greedy(&self) -> bool {
         // `!(t >= MIN)` also treats NaN as greedy: a caller that skipped validation never samples from NaN.
         !(self.temperature >= MIN_SAMPLING_TEMPERATURE) || self.top_k == 1
     }
@@ -108,7 +108,7 @@ impl Sampler {
     }
 
     /// A uniform draw in [0, 1) from this sampler's RNG (for acceptance tests in speculative sampling).
-    pub fn uniform(&mut self) -> f32 {
+    pub(crate) fn uniform(&mut self) -> f32 {
         self.rng.random()
     }
 }

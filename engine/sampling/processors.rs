@@ -46,7 +46,7 @@ pub fn top_k(logits: &mut [f32], k: usize, scratch: &mut Vec<u32>) {
 /// In-place softmax that never yields NaN. Its limits stand in where the plain formula breaks: logits that
 /// overflowed to `+inf` (an extreme repetition penalty or temperature) share all the mass, NaN logits get none,
 /// and a vector with nothing finite left becomes uniform.
-pub fn softmax(values: &mut [f32]) {
+pub(crate) fn softmax(values: &mut [f32]) {
     // f32::max ignores NaN, so `max` is NaN only for an empty or all-NaN vector.
     let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     if max == f32::INFINITY {

@@ -41,7 +41,7 @@ impl ApiError {
     }
 
     /// Maps a library error from a generation.
-    pub fn from_engine(e: &Error) -> Self {
+    pub(crate) fn from_engine(e: &Error) -> Self {
         match e {
             Error::InvalidValue { key, .. } => {
                 // The request field at fault, as OpenAI's `param`.
@@ -108,7 +108,7 @@ pub fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 }
 
 /// 400 `invalid_type` naming `key`, what it must be and what it was.
-pub fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
+pub(crate) fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
     let got = match got {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -121,17 +121,17 @@ pub fn type_error(key: &str, expected: &str, got: &Value) -> ApiError {
 }
 
 /// `key` as a boolean, if present.
-pub fn get_bool(obj: &Map<String, Value>, key: &str) -> Result<Option<bool>, ApiError> {
+pub(crate) fn get_bool(obj: &Map<String, Value>, key: &str) -> Result<Option<bool>, ApiError> {
     field(obj, key).map(|v| v.as_bool().ok_or_else(|| type_error(key, "a boolean", v))).transpose()
 }
 
 /// `key` as a non-negative integer, if present.
-pub fn get_uint(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
+pub(crate) fn get_uint(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
     field(obj, key).map(|v| v.as_u64().ok_or_else(|| type_error(key, "a non-negative integer", v))).transpose()
 }
 
 /// `key` as a number, if present.
-pub fn get_float(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, ApiError> {
+pub(crate) fn get_float(obj: &Map<String, Value>, key: &str) -> Result<Option<f64>, ApiError> {
     field(obj, key).map(|v| v.as_f64().ok_or_else(|| type_error(key, "a number", v))).transpose()
 }
 
@@ -140,7 +140,7 @@ fn get_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Api
 }
 
 /// Parses a request body as a JSON object.
-pub fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub(crate) fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|e| ApiError::invalid(None, "invalid_json", format!("the request body is not valid JSON: {e}")))?;
     match value {
@@ -150,7 +150,7 @@ pub fn parse_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
 }
 
 /// The `model` field of a request object.
-pub fn model_field(obj: &Map<String, Value>) -> Result<Option<String>, ApiError> {
+pub(crate) fn model_field(obj: &Map<String, Value>) -> Result<Option<String>, ApiError> {
     get_string(obj, "model")
 }
 
@@ -160,7 +160,7 @@ pub fn parse_request(endpoint: Endpoint, body: &[u8]) -> Result<ApiRequest, ApiE
 }
 
 /// Parses a request object (see [`parse_request`]).
-pub fn parse_request_object(endpoint: Endpoint, obj: &Map<String, Value>) -> Result<ApiRequest, ApiError> {
+pub(crate) fn parse_request_object(endpoint: Endpoint, obj: &Map<String, Value>) -> Result<ApiRequest, ApiError> {
     let obj = obj.clone();
     let prompt = match endpoint {
         Endpoint::Completions => Some(parse_prompt(&obj)?),
@@ -297,7 +297,7 @@ pub fn usage(prompt_tokens: usize, completion_tokens: usize) -> Value {
 
 /// The non-streaming response.
 #[allow(clippy::too_many_arguments)]
-pub fn response(
+pub(crate) fn response(
     endpoint: Endpoint,
     id: &str,
     created: u64,
@@ -350,7 +350,7 @@ pub fn chunk(endpoint: Endpoint, id: &str, created: u64, model: &str, piece: Opt
 }
 
 /// An SSE event carrying `value`.
-pub fn sse(value: &Value) -> String {
+pub(crate) fn sse(value: &Value) -> String {
     format!("data: {value}\n\n")
 }
 

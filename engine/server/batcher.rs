@@ -14,7 +14,7 @@ use crate::nat::NatPipeline;
 
 /// The gathering rule of one NAT pipeline.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Batching {
+pub(crate) struct Batching {
     /// How long to wait for more requests after the first, at most.
     pub window: Duration,
     /// Most sentences per gathered batch (a batch always holds at least one whole request).
@@ -31,7 +31,7 @@ impl Default for Batching {
 
 impl Batching {
     /// A short description for `/v1/models` and the start line.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match (&self.off_reason, self.max_sentences) {
             (Some(why), _) => format!("off ({why})"),
             (None, 1) => "off (max_batch_sentences 1)".into(),

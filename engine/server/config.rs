@@ -243,37 +243,37 @@ impl ServerConfig {
 }
 
 /// Most `nat.max_sentences_per_request`: each sentence of a request is held and answered together.
-pub const MAX_SENTENCES_PER_REQUEST: usize = 4096;
+pub(crate) const MAX_SENTENCES_PER_REQUEST: usize = 4096;
 /// Largest `nat.max_sentence_bytes` (1 MiB): far beyond any model's positions x 128 bytes.
-pub const MAX_SENTENCE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_SENTENCE_BYTES: usize = 1 << 20;
 /// Most `nat.max_batch_sentences`: a gathered batch is held in memory with its logits.
-pub const MAX_BATCH_SENTENCES: usize = 4096;
+pub(crate) const MAX_BATCH_SENTENCES: usize = 4096;
 /// Longest `nat.batch_window_ms` (one second): every request of a batch waits this long at most.
-pub const MAX_BATCH_WINDOW_MS: f64 = 1000.0;
+pub(crate) const MAX_BATCH_WINDOW_MS: f64 = 1000.0;
 
 /// Most inference workers per pipeline (`workers`); each holds a full copy of the pipeline.
-pub const MAX_WORKERS: usize = 64;
+pub(crate) const MAX_WORKERS: usize = 64;
 /// Most waiting requests per pipeline (`queue_capacity`); the queue preallocates its slots.
-pub const MAX_QUEUE_CAPACITY: usize = 65_536;
+pub(crate) const MAX_QUEUE_CAPACITY: usize = 65_536;
 /// Longest `request_timeout_seconds` (one day).
-pub const MAX_REQUEST_TIMEOUT_SECONDS: f64 = 86_400.0;
+pub(crate) const MAX_REQUEST_TIMEOUT_SECONDS: f64 = 86_400.0;
 /// Longest `shutdown_grace_seconds` (one hour).
-pub const MAX_SHUTDOWN_GRACE_SECONDS: f64 = 3_600.0;
+pub(crate) const MAX_SHUTDOWN_GRACE_SECONDS: f64 = 3_600.0;
 /// Largest `max_body_bytes` (64 MiB): a body is held in memory while it is read.
-pub const MAX_BODY_BYTES: usize = 64 << 20;
+pub(crate) const MAX_BODY_BYTES: usize = 64 << 20;
 /// Most served pipelines (`pipelines`).
-pub const MAX_PIPELINES: usize = 64;
+pub(crate) const MAX_PIPELINES: usize = 64;
 /// Longest `header_read_timeout_seconds` (one hour): a slow head holds a connection slot meanwhile.
-pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
+pub(crate) const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
 /// Longest `idle_timeout_seconds` (one day): an idle connection holds a connection slot meanwhile.
-pub const MAX_IDLE_TIMEOUT_SECONDS: f64 = 86_400.0;
+pub(crate) const MAX_IDLE_TIMEOUT_SECONDS: f64 = 86_400.0;
 /// Longest `body_read_timeout_seconds` (one hour): a slow body holds a connection slot meanwhile.
-pub const MAX_BODY_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
+pub(crate) const MAX_BODY_READ_TIMEOUT_SECONDS: f64 = 3_600.0;
 /// Longest `write_timeout_seconds` (one hour): a client that reads nothing holds a connection slot and a worker
 /// meanwhile.
-pub const MAX_WRITE_TIMEOUT_SECONDS: f64 = 3_600.0;
+pub(crate) const MAX_WRITE_TIMEOUT_SECONDS: f64 = 3_600.0;
 /// Most `max_connections`: each open connection holds a task and up to ~400 KiB of read buffer.
-pub const MAX_CONNECTIONS: usize = 65_536;
+pub(crate) const MAX_CONNECTIONS: usize = 65_536;
 
 /// 1-based line and column of a top-level key, (0, 0) when not found.
 fn key_line(text: &str, key: &str) -> (usize, usize) {
@@ -291,7 +291,7 @@ fn nat_key_line(text: &str, nth: usize, key: &str) -> (usize, usize) {
 }
 
 /// Loads each served pipeline's YAML (errors keep the pipeline file's name, line and key).
-pub fn load_pipeline_configs(config: &ServerConfig) -> Result<Vec<(Option<String>, LoadedConfig)>> {
+pub(crate) fn load_pipeline_configs(config: &ServerConfig) -> Result<Vec<(Option<String>, LoadedConfig)>> {
     config.pipelines.iter().map(|p| Ok((p.name.clone(), crate::config::load_file(&p.config)?))).collect()
 }
 

@@ -25,7 +25,7 @@ impl CancelOnDrop {
     }
 
     /// The job ended (or can no longer run): dropping the guard cancels nothing.
-    pub fn disarm(&mut self) {
+    pub(crate) fn disarm(&mut self) {
         self.armed = false;
     }
 

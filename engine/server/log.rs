@@ -51,7 +51,7 @@ pub struct LogRecord {
 }
 
 /// Where request log lines go.
-pub struct RequestLog {
+pub(crate) struct RequestLog {
     format: Option<LogFormat>,
     capture: Option<Arc<Mutex<Vec<String>>>>,
 }

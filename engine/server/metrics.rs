@@ -129,7 +129,7 @@ impl Metrics {
     }
 
     /// Records the time a job waited in `pipeline`'s queue.
-    pub fn queue_wait(&self, pipeline: &str, seconds: f64) {
+    pub(crate) fn queue_wait(&self, pipeline: &str, seconds: f64) {
         self.lock().pipelines.entry(pipeline.to_string()).or_default().queue_wait.observe(seconds);
     }
 
@@ -151,7 +151,7 @@ impl Metrics {
     }
 
     /// Records a generation that failed (error or panic) or was never started (`cause`).
-    pub fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<super::worker::CancelCause>) {
+    pub(crate) fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<super::worker::CancelCause>) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         if let Some(c) = cancel_cause {
@@ -166,7 +166,7 @@ impl Metrics {
     }
 
     /// Records one NAT batch: how many requests and sentences were gathered into it.
-    pub fn nat_batch(&self, pipeline: &str, requests: usize, sentences: usize) {
+    pub(crate) fn nat_batch(&self, pipeline: &str, requests: usize, sentences: usize) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         let (r, s) = p.batches.get_or_insert_with(|| (Histogram::with_bounds(&SIZE_BUCKETS), Histogram::with_bounds(&SIZE_BUCKETS)));
@@ -175,7 +175,7 @@ impl Metrics {
     }
 
     /// Marks `pipeline` as a NAT pipeline, so its batch histograms show up (empty) from the start.
-    pub fn declare_nat(&self, pipeline: &str) {
+    pub(crate) fn declare_nat(&self, pipeline: &str) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         p.batches.get_or_insert_with(|| (Histogram::with_bounds(&SIZE_BUCKETS), Histogram::with_bounds(&SIZE_BUCKETS)));

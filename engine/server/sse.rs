@@ -51,7 +51,7 @@ pub(super) struct SseStream {
 
 impl SseStream {
     /// The `text/event-stream` response that sends this stream.
-    pub fn into_response(self) -> Response {
+    pub(crate) fn into_response(self) -> Response {
         let body = Body::from_stream(futures_util::stream::unfold(self, |mut s| async move {
             let bytes = s.next_bytes().await?;
             Some((Ok::<_, std::convert::Infallible>(Bytes::from(bytes)), s))

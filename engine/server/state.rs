@@ -35,7 +35,7 @@ pub(super) struct AppState {
 
 impl AppState {
     /// Cancels every running generation; queued jobs that a worker takes from now on are answered without running.
-    pub fn cancel_generations(&self) {
+    pub(crate) fn cancel_generations(&self) {
         self.hard_stop.store(true, Ordering::SeqCst);
         for p in &self.pipelines {
             p.cancel_all();
@@ -43,7 +43,7 @@ impl AppState {
     }
 
     /// Cancels what runs, closes every queue and joins the worker threads (the last step of every shutdown path).
-    pub fn stop_workers(&self) {
+    pub(crate) fn stop_workers(&self) {
         self.cancel_generations();
         for p in &self.pipelines {
             p.close_and_join();
@@ -51,7 +51,7 @@ impl AppState {
     }
 
     /// A new request id: `prefix-` + the server's epoch + a counter (`cmpl-...`, `chatcmpl-...`, `req-...`).
-    pub fn new_id(&self, prefix: &str) -> String {
+    pub(crate) fn new_id(&self, prefix: &str) -> String {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         format!("{prefix}-{:x}{n:06x}", self.epoch)
     }

@@ -21,7 +21,7 @@ use crate::stats::Stats;
 
 /// Per-request cancellation state, shared by the HTTP side and the worker.
 #[derive(Debug, Default)]
-pub struct Control {
+pub(crate) struct Control {
     /// Checked by the generation between tokens.
     pub cancel: AtomicBool,
     /// Set (before `cancel`) when the request ran out of time.
@@ -32,7 +32,7 @@ pub struct Control {
 
 /// What a worker reports about a job.
 #[derive(Debug)]
-pub enum Event {
+pub(crate) enum Event {
     /// The request passed validation and generation starts.
     Started {
         /// Prompt tokens after the chat template.
@@ -48,7 +48,7 @@ pub enum Event {
 
 /// What a job asks for.
 #[derive(Debug, Clone)]
-pub enum Work {
+pub(crate) enum Work {
     /// A generation (decoder pipelines).
     Generate(GenerationRequest),
     /// Sentences to translate (NAT pipelines).
@@ -57,7 +57,7 @@ pub enum Work {
 
 /// A completed generation.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// The text.
     pub text: String,
     /// `stop` or `length`.
@@ -71,7 +71,7 @@ pub struct Finished {
 }
 
 /// One queued request.
-pub struct Job {
+pub(crate) struct Job {
     /// What to do.
     pub work: Work,
     /// Send text pieces as they come.
@@ -86,7 +86,7 @@ pub struct Job {
 
 /// Static facts about a served pipeline (for `/v1/models` and validation).
 #[derive(Debug, Clone)]
-pub struct PipelineInfo {
+pub(crate) struct PipelineInfo {
     /// The served name (`model` in requests).
     pub name: String,
     /// The target model's name.
@@ -105,7 +105,7 @@ pub struct PipelineInfo {
 
 /// How a NAT pipeline is served (resolved from the server file's `nat:` section and the pipeline).
 #[derive(Debug, Clone)]
-pub struct NatInfo {
+pub(crate) struct NatInfo {
     /// Most sentences per request.
     pub max_sentences_per_request: usize,
     /// Most bytes per sentence (checked before tokenizing).
@@ -117,7 +117,7 @@ pub struct NatInfo {
 }
 
 /// A loaded pipeline a worker owns.
-pub enum Served {
+pub(crate) enum Served {
     /// A decoder pipeline (ar, speculative, hsddw, ...).
     Decoder(Box<Pipeline>),
     /// A CTC NAT pipeline.
@@ -158,7 +158,7 @@ impl Served {
 }
 
 /// Settings shared by all workers.
-pub struct WorkerShared {
+pub(crate) struct WorkerShared {
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Set when shutdown stops waiting for in-flight requests.
@@ -168,7 +168,7 @@ pub struct WorkerShared {
 }
 
 /// A served pipeline: its queue and workers.
-pub struct PipelineHandle {
+pub(crate) struct PipelineHandle {
     /// Facts.
     pub info: PipelineInfo,
     sender: Mutex<Option<SyncSender<Job>>>,
@@ -179,7 +179,7 @@ pub struct PipelineHandle {
 }
 
 /// Why a job was not queued.
-pub enum SubmitError {
+pub(crate) enum SubmitError {
     /// The queue is full (429).
     Full,
     /// The server is shutting down (503).
@@ -231,7 +231,7 @@ impl PipelineHandle {
     }
 
     /// Queues a job without waiting.
-    pub fn submit(&self, job: Job) -> Result<(), SubmitError> {
+    pub(crate) fn submit(&self, job: Job) -> Result<(), SubmitError> {
         let guard = self.sender.lock().unwrap_or_else(|p| p.into_inner());
         let Some(tx) = guard.as_ref() else { return Err(SubmitError::Closed) };
         // Count before sending so the worker's decrement never runs first.
@@ -249,14 +249,14 @@ impl PipelineHandle {
     }
 
     /// Cancels every running generation.
-    pub fn cancel_all(&self) {
+    pub(crate) fn cancel_all(&self) {
         for c in self.inflight.lock().unwrap_or_else(|p| p.into_inner()).iter() {
             c.cancel.store(true, Ordering::SeqCst);
         }
     }
 
     /// Closes the queue (workers drain what is queued, then exit) and joins the workers.
-    pub fn close_and_join(&self) {
+    pub(crate) fn close_and_join(&self) {
         self.sender.lock().unwrap_or_else(|p| p.into_inner()).take();
         let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|p| p.into_inner()));
         for w in workers {
@@ -352,7 +352,7 @@ pub(super) fn cancel_cause(control: &Control, shared: &WorkerShared) -> CancelCa
 }
 
 /// The error a cancelled request answers with (a disconnected client never reads it).
-pub fn cancelled_error(cause: CancelCause) -> ApiError {
+pub(crate) fn cancelled_error(cause: CancelCause) -> ApiError {
     match cause {
         CancelCause::Timeout => ApiError::new(504, "timeout_error", "request_timeout", "the request did not finish within request_timeout_seconds"),
         CancelCause::Shutdown => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::model::LanguageModel;
 
 /// A language model kept in step with an external context.
-pub struct SyncedModel {
+pub(crate) struct SyncedModel {
     model: LanguageModel,
     cached: Vec<u32>,
 }
@@ -57,10 +57,5 @@ impl SyncedModel {
     pub fn push(&mut self, token: u32) -> Result<&[f32]> {
         self.cached.push(token);
         self.model.append(&[token])
-    }
-
-    /// Tokens the cache holds.
-    pub fn cached(&self) -> &[u32] {
-        &self.cached
     }
 }

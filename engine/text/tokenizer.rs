@@ -35,13 +35,13 @@ impl Tokenizer {
 
     /// Token ids of `text` with special tokens not recognised: `<|im_start|>` written in the text encodes as the
     /// ordinary tokens that spell it, never as the control token.
-    pub fn encode_plain(&self, text: &str) -> Result<Vec<u32>> {
+    pub(crate) fn encode_plain(&self, text: &str) -> Result<Vec<u32>> {
         let enc = self.plain.encode(text, false).map_err(|e| Error::Tokenizer(e.to_string()))?;
         Ok(enc.get_ids().to_vec())
     }
 
     /// The first special token whose text occurs in `text`, if any.
-    pub fn special_token_in(&self, text: &str) -> Option<&str> {
+    pub(crate) fn special_token_in(&self, text: &str) -> Option<&str> {
         self.specials.iter().find(|s| text.contains(s.as_str())).map(String::as_str)
     }
 
@@ -50,13 +50,8 @@ impl Tokenizer {
         self.inner.decode(ids, skip_special).map_err(|e| Error::Tokenizer(e.to_string()))
     }
 
-    /// The id of a token string, if it is in the vocabulary.
-    pub fn token_id(&self, token: &str) -> Option<u32> {
-        self.inner.token_to_id(token)
-    }
-
     /// The string of a token id.
-    pub fn id_to_token(&self, id: u32) -> Option<String> {
+    pub(crate) fn id_to_token(&self, id: u32) -> Option<String> {
         self.inner.id_to_token(id)
     }
 

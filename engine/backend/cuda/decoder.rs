@@ -192,17 +192,17 @@ impl CudaDecoder {
     }
 
     /// How passes ran so far.
-    pub fn graph_stats(&self) -> GraphStats {
+    pub(crate) fn graph_stats(&self) -> GraphStats {
         self.stats
     }
 
     /// Why graphs were switched off, if capture failed once.
-    pub fn graph_error(&self) -> Option<&str> {
+    pub(crate) fn graph_error(&self) -> Option<&str> {
         self.graph_error.as_deref()
     }
 
     /// Turns graph replay on or off (benchmarks compare both on the same decoder).
-    pub fn set_graphs(&mut self, on: bool) {
+    pub(crate) fn set_graphs(&mut self, on: bool) {
         self.use_graphs = on;
     }
 
@@ -234,7 +234,7 @@ impl CudaDecoder {
 
     /// Runs one decode step at `past` with an event after every kernel and returns milliseconds per kernel name,
     /// summed over the step (where a step's time goes; graphs off, since events cannot sit between graph nodes).
-    pub fn profile_step(&mut self, token: i64, past: usize) -> Result<Vec<(&'static str, f64)>> {
+    pub(crate) fn profile_step(&mut self, token: i64, past: usize) -> Result<Vec<(&'static str, f64)>> {
         self.ctx.bind()?;
         let use_graphs = self.use_graphs;
         self.use_graphs = false;

@@ -29,14 +29,14 @@ pub fn driver_present() -> bool {
 }
 
 /// Whether libnvrtc can be loaded here (the kernels are compiled at run time).
-pub fn nvrtc_present() -> bool {
+pub(crate) fn nvrtc_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     // SAFETY: as above, for libnvrtc.
     *PRESENT.get_or_init(|| unsafe { cudarc::nvrtc::sys::is_culib_present() })
 }
 
 /// The error every GPU entry point returns on a machine without a driver.
-pub fn no_driver() -> Error {
+pub(crate) fn no_driver() -> Error {
     Error::Backend(
         "cuda: no NVIDIA driver found (libcuda.so could not be loaded): the `cuda` backend needs a machine with an NVIDIA \
          GPU and its driver; use `backend: {kind: onnxruntime}` on this machine"
@@ -122,7 +122,7 @@ impl Stream {
     }
 
     /// Waits for everything queued on the stream.
-    pub fn synchronize(&self) -> Result<()> {
+    pub(crate) fn synchronize(&self) -> Result<()> {
         // SAFETY: valid stream.
         check("cuStreamSynchronize", unsafe { result::stream::synchronize(self.0) })
     }
@@ -149,7 +149,7 @@ unsafe impl Send for DeviceBuffer {}
 
 impl DeviceBuffer {
     /// Allocates `bytes` (at least 1) bytes, zero-filled.
-    pub fn zeroed(bytes: usize) -> Result<DeviceBuffer> {
+    pub(crate) fn zeroed(bytes: usize) -> Result<DeviceBuffer> {
         let bytes = bytes.max(1);
         // SAFETY: plain allocation in the current context.
         let ptr = unsafe { result::malloc_sync(bytes) }.map_err(|e| Error::Backend(format!("cuda: cannot allocate {bytes} bytes: {e}")))?;
@@ -159,7 +159,7 @@ impl DeviceBuffer {
     }
 
     /// Allocates and fills from host memory (synchronous: used at load time).
-    pub fn from_host<T: Copy>(data: &[T]) -> Result<DeviceBuffer> {
+    pub(crate) fn from_host<T: Copy>(data: &[T]) -> Result<DeviceBuffer> {
         let buf = DeviceBuffer::zeroed(std::mem::size_of_val(data))?;
         // SAFETY: `buf` holds at least size_of_val(data) bytes.
         check("cuMemcpyHtoD", unsafe { result::memcpy_htod_sync(buf.ptr, data) })?;
@@ -184,7 +184,7 @@ impl Drop for DeviceBuffer {
 /// stream order. Allocated WITHOUT the write-combined flag: the host reads logits back from it, and write-combined
 /// memory is uncached for CPU reads.
 #[derive(Debug)]
-pub struct PinnedBuffer<T: Copy + Default> {
+pub(crate) struct PinnedBuffer<T: Copy + Default> {
     ptr: *mut T,
     len: usize,
 }
@@ -210,11 +210,6 @@ impl<T: Copy + Default> PinnedBuffer<T> {
         self.len
     }
 
-    /// Whether empty (never: at least one element is allocated).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The elements.
     pub fn as_slice(&self) -> &[T] {
         // SAFETY: `ptr` holds `len` initialised elements for the lifetime of self.
@@ -222,13 +217,13 @@ impl<T: Copy + Default> PinnedBuffer<T> {
     }
 
     /// The elements, writable.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as above, uniquely borrowed.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
     /// Host address of element `index`.
-    pub fn ptr_at(&self, index: usize) -> *mut c_void {
+    pub(crate) fn ptr_at(&self, index: usize) -> *mut c_void {
         debug_assert!(index <= self.len);
         // SAFETY: within (or one past) the allocation.
         unsafe { self.ptr.add(index) as *mut c_void }
@@ -270,14 +265,14 @@ pub unsafe fn copy_dtoh(stream: &Stream, dst: *mut c_void, src: sys::CUdeviceptr
 }
 
 /// Queues a device-to-device copy.
-pub fn copy_dtod(stream: &Stream, dst: sys::CUdeviceptr, src: sys::CUdeviceptr, bytes: usize) -> Result<()> {
+pub(crate) fn copy_dtod(stream: &Stream, dst: sys::CUdeviceptr, src: sys::CUdeviceptr, bytes: usize) -> Result<()> {
     // SAFETY: caller guarantees both ranges exist.
     check("cuMemcpyDtoDAsync", unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.0) })
 }
 
 /// A timing event.
 #[derive(Debug)]
-pub struct Event(sys::CUevent);
+pub(crate) struct Event(sys::CUevent);
 
 // SAFETY: event handles are context-wide; the context is made current before every use.
 unsafe impl Send for Event {}
@@ -289,13 +284,13 @@ impl Event {
     }
 
     /// Records the event on `stream`.
-    pub fn record(&self, stream: &Stream) -> Result<()> {
+    pub(crate) fn record(&self, stream: &Stream) -> Result<()> {
         // SAFETY: valid event and stream.
         check("cuEventRecord", unsafe { result::event::record(self.0, stream.0) })
     }
 
     /// Milliseconds from `self` to `end` (both recorded; waits for `end`).
-    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+    pub(crate) fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         // SAFETY: valid events.
         check("cuEventSynchronize", unsafe { result::event::synchronize(end.0) })?;
         // SAFETY: valid, completed events.
@@ -312,7 +307,7 @@ impl Drop for Event {
 
 /// A module loaded from PTX and the functions looked up in it.
 #[derive(Debug)]
-pub struct Module(sys::CUmodule);
+pub(crate) struct Module(sys::CUmodule);
 
 // SAFETY: module handles are context-wide.
 unsafe impl Send for Module {}
@@ -320,7 +315,7 @@ unsafe impl Sync for Module {}
 
 impl Module {
     /// Loads PTX text (the driver JIT-compiles it for the current device).
-    pub fn load_ptx(ptx: &str) -> Result<Module> {
+    pub(crate) fn load_ptx(ptx: &str) -> Result<Module> {
         let text = CString::new(ptx).map_err(|_| Error::Internal("cuda: PTX text contains a NUL byte".into()))?;
         // SAFETY: a NUL-terminated PTX image.
         Ok(Module(check("cuModuleLoadData", unsafe { result::module::load_data(text.as_ptr() as *const c_void) })?))
@@ -351,7 +346,7 @@ unsafe impl Sync for Function {}
 
 impl Function {
     /// Allows `bytes` of dynamic shared memory (needed above 48 KiB).
-    pub fn set_max_dynamic_shared(&self, bytes: usize) -> Result<()> {
+    pub(crate) fn set_max_dynamic_shared(&self, bytes: usize) -> Result<()> {
         // SAFETY: valid function; the driver checks the value against the device limit.
         check("cuFuncSetAttribute", unsafe {
             result::function::set_function_attribute(self.0, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)
@@ -361,7 +356,7 @@ impl Function {
 
 /// One kernel argument, stored by value so its address stays valid until the launch call returns.
 #[derive(Debug, Clone, Copy)]
-pub enum Arg {
+pub(crate) enum Arg {
     /// A device pointer (or 0 for nullptr).
     Ptr(sys::CUdeviceptr),
     /// A 32-bit int.
@@ -376,7 +371,7 @@ pub enum Arg {
 
 /// Launch geometry.
 #[derive(Debug, Clone, Copy)]
-pub struct Launch {
+pub(crate) struct Launch {
     /// Blocks (x, y).
     pub grid: (u32, u32),
     /// Threads per block.
@@ -386,7 +381,7 @@ pub struct Launch {
 }
 
 /// Queues `f` on `stream` with `args` (by value).
-pub fn launch(stream: &Stream, f: Function, geometry: Launch, args: &[Arg]) -> Result<()> {
+pub(crate) fn launch(stream: &Stream, f: Function, geometry: Launch, args: &[Arg]) -> Result<()> {
     let mut values: Vec<Arg> = args.to_vec();
     let mut pointers: Vec<*mut c_void> = values
         .iter_mut()
@@ -407,7 +402,7 @@ pub fn launch(stream: &Stream, f: Function, geometry: Launch, args: &[Arg]) -> R
 
 /// An instantiated CUDA graph captured from a stream.
 #[derive(Debug)]
-pub struct Graph {
+pub(crate) struct Graph {
     exec: sys::CUgraphExec,
     graph: sys::CUgraph,
 }
@@ -419,7 +414,7 @@ impl Graph {
     /// Captures what `body` queues on `stream` (thread-local capture mode) and instantiates it. When capture fails
     /// (an operation that cannot be captured), the capture is ended and the error returned, so the caller can run
     /// the body directly instead.
-    pub fn capture(stream: &Stream, body: impl FnOnce() -> Result<()>) -> Result<Graph> {
+    pub(crate) fn capture(stream: &Stream, body: impl FnOnce() -> Result<()>) -> Result<Graph> {
         // SAFETY: valid stream.
         check("cuStreamBeginCapture", unsafe {
             result::stream::begin_capture(stream.0, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
@@ -442,7 +437,7 @@ impl Graph {
     }
 
     /// Queues one replay on `stream`.
-    pub fn launch(&self, stream: &Stream) -> Result<()> {
+    pub(crate) fn launch(&self, stream: &Stream) -> Result<()> {
         // SAFETY: valid exec and stream.
         check("cuGraphLaunch", unsafe { result::graph::launch(self.exec, stream.0) })
     }

@@ -12,18 +12,18 @@ use crate::error::{Error, Result};
 pub const SOURCE: &str = include_str!("kernels.cu");
 
 /// Index of the past length in the kernels' `params` buffer (P_PAST in kernels.cu).
-pub const PARAM_PAST: usize = 0;
+pub(crate) const PARAM_PAST: usize = 0;
 /// Index of the bias row stride (P_BIAS_STRIDE).
-pub const PARAM_BIAS_STRIDE: usize = 1;
+pub(crate) const PARAM_BIAS_STRIDE: usize = 1;
 /// Index of the bias flag (P_BIAS_ON).
-pub const PARAM_BIAS_ON: usize = 2;
+pub(crate) const PARAM_BIAS_ON: usize = 2;
 /// Length of the params buffer.
-pub const PARAM_LEN: usize = 4;
+pub(crate) const PARAM_LEN: usize = 4;
 
 /// Rows per matmul tile (MT in kernels.cu).
-pub const MATMUL_ROWS: usize = 8;
+pub(crate) const MATMUL_ROWS: usize = 8;
 /// Threads per matmul block: 4 warps, one output feature each.
-pub const MATMUL_THREADS: u32 = 128;
+pub(crate) const MATMUL_THREADS: u32 = 128;
 
 /// Every kernel the decoder launches.
 pub const KERNEL_NAMES: [&str; 13] = [

@@ -51,7 +51,7 @@ impl CudaBackend {
     }
 
     /// A decoder of `shape` with deterministic random weights (benchmarks: no model file needed).
-    pub fn synthetic_decoder(&self, shape: &Shape, capacity: usize, seed: u32) -> Result<CudaDecoder> {
+    pub(crate) fn synthetic_decoder(&self, shape: &Shape, capacity: usize, seed: u32) -> Result<CudaDecoder> {
         self.ctx.bind()?;
         shape.validate()?;
         let stream = driver::Stream::new()?;
@@ -60,7 +60,7 @@ impl CudaBackend {
     }
 
     /// Opens the decoder of `manifest` as a concrete [`CudaDecoder`] (benchmarks read its graph statistics).
-    pub fn open_cuda_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<CudaDecoder> {
+    pub(crate) fn open_cuda_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<CudaDecoder> {
         self.ctx.bind()?;
         let file = manifest.gpu_weights.as_ref().ok_or_else(|| Error::Model {
             path: manifest.header.dir.clone(),

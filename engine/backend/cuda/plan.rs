@@ -5,15 +5,15 @@
 /// Rows per chunk: a pass of S tokens runs as ceil(S / CHUNK_ROWS) chunks over the same scratch buffers, so the
 /// activation memory does not grow with the prompt. Chunking is exact: the bias adds to causal order, so a row
 /// never sees a later row, and every kernel computes a row the same way whatever the chunk holds.
-pub const CHUNK_ROWS: usize = 64;
+pub(crate) const CHUNK_ROWS: usize = 64;
 
 /// Chunks of at most this many rows (decode steps, verify passes, token trees) are captured as CUDA graphs and
 /// replayed; longer ones (prefill) run directly, since each prompt length would otherwise capture a graph used once.
-pub const GRAPH_MAX_ROWS: usize = 32;
+pub(crate) const GRAPH_MAX_ROWS: usize = 32;
 
 /// One chunk of a pass.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunk {
+pub(crate) struct Chunk {
     /// First row of the pass in this chunk.
     pub start: usize,
     /// Rows in this chunk.
@@ -26,7 +26,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// The key of the CUDA graph this chunk replays, or None when it runs without one.
-    pub fn graph_key(&self) -> Option<GraphKey> {
+    pub(crate) fn graph_key(&self) -> Option<GraphKey> {
         (self.len <= GRAPH_MAX_ROWS).then_some(GraphKey { rows: self.len, logits_rows: self.logits_rows.len() })
     }
 }
@@ -34,7 +34,7 @@ impl Chunk {
 /// What a captured graph is specialised for: everything else (past length, bias, ids, positions, which rows) is
 /// read from device buffers the graph's kernels take by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GraphKey {
+pub(crate) struct GraphKey {
     /// Token rows of the pass.
     pub rows: usize,
     /// Rows that get logits.
@@ -43,7 +43,7 @@ pub struct GraphKey {
 
 /// Cuts a pass of `rows` tokens into chunks of at most `chunk` rows and assigns the requested logits rows
 /// (ascending indices into 0..rows) to them.
-pub fn plan_chunks(rows: usize, logits_rows: &[i64], chunk: usize) -> Vec<Chunk> {
+pub(crate) fn plan_chunks(rows: usize, logits_rows: &[i64], chunk: usize) -> Vec<Chunk> {
     let chunk = chunk.max(1);
     let mut out = Vec::with_capacity(rows.div_ceil(chunk));
     let mut next_logit = 0usize;
@@ -65,13 +65,13 @@ pub fn plan_chunks(rows: usize, logits_rows: &[i64], chunk: usize) -> Vec<Chunk>
 /// Whether an additive bias `[s, past + s]` hides anything the kernels' own causal order shows: row `i` sees slots
 /// `0..=past + i`, so only those columns matter. A causal chain (decode steps, verify passes) uploads no bias; a
 /// token tree or a SPACE group mask does.
-pub fn bias_is_needed(bias: &[f32], past: usize, s: usize) -> bool {
+pub(crate) fn bias_is_needed(bias: &[f32], past: usize, s: usize) -> bool {
     let t = past + s;
     bias.len() == s * t && (0..s).any(|i| bias[i * t..i * t + past + i + 1].iter().any(|&b| b != 0.0))
 }
 
 /// Checks a pass against the decoder's limits; the message names what is wrong.
-pub fn validate_pass(
+pub(crate) fn validate_pass(
     ids: &[i64],
     positions: &[i64],
     bias_len: usize,

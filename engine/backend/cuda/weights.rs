@@ -64,7 +64,7 @@ impl Shape {
     }
 
     /// Width of the fused q/k/v projection.
-    pub fn qkv_width(&self) -> usize {
+    pub(crate) fn qkv_width(&self) -> usize {
         (self.heads + 2 * self.kv_heads) * self.head_dim
     }
 
@@ -89,14 +89,14 @@ impl Shape {
     }
 
     /// Bytes of weights one decode step streams from device memory (every matrix once, the LM head included).
-    pub fn step_weight_bytes(&self) -> usize {
+    pub(crate) fn step_weight_bytes(&self) -> usize {
         let h = self.hidden;
         let per_layer = (self.qkv_width() * h + h * self.heads * self.head_dim + 3 * self.ffn * h) * 2 + 2 * h * 4;
         self.layers * per_layer + self.vocab * h * 2 + h * 4
     }
 
     /// A named synthetic shape for benchmarks (random weights, no file).
-    pub fn synthetic(name: &str) -> Result<Shape> {
+    pub(crate) fn synthetic(name: &str) -> Result<Shape> {
         // (vocab, hidden, ffn, layers, heads, kv_heads, head_dim, tied)
         let (vocab, hidden, ffn, layers, heads, kv_heads, head_dim, tied) = match name {
             "smollm2-135m" => (49152, 576, 1536, 30, 9, 3, 64, true),
@@ -300,7 +300,7 @@ impl Weights {
 
     /// Deterministic pseudo-random weights of `shape` (benchmarks: the bandwidth a step needs does not depend on
     /// the values). Matrices are scaled by 1/sqrt(in_features) so activations stay finite through the layers.
-    pub fn synthetic(shape: &Shape, kernels: &Kernels, stream: &Stream, seed: u32) -> Result<Weights> {
+    pub(crate) fn synthetic(shape: &Shape, kernels: &Kernels, stream: &Stream, seed: u32) -> Result<Weights> {
         let mut next = seed;
         let mut matrix = |rows: usize, cols: usize| -> Result<DeviceBuffer> {
             let buf = DeviceBuffer::zeroed(rows * cols * 2)?;

@@ -7,7 +7,7 @@ use crate::contract::{DType, Dim, Manifest, TensorSpec};
 use crate::error::{Error, Result};
 
 /// The inputs every decoder graph must take, besides the per-layer KV cache.
-pub const REQUIRED_INPUTS: [&str; 6] = ["input_ids", "position_ids", "attention_bias", "seqlens_k", "total_sequence_length", "logits_indices"];
+pub(crate) const REQUIRED_INPUTS: [&str; 6] = ["input_ids", "position_ids", "attention_bias", "seqlens_k", "total_sequence_length", "logits_indices"];
 
 fn dtype_of(t: TensorElementType) -> Option<DType> {
     Some(match t {

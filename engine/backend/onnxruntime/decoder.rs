@@ -55,7 +55,7 @@ impl KvBuffer {
 }
 
 /// A decoder graph on ONNX Runtime with its KV cache.
-pub struct OrtDecoder {
+pub(crate) struct OrtDecoder {
     session: ort::session::Session,
     memory: CpuMemory,
     device: String,

@@ -16,7 +16,7 @@ use crate::contract::GraphSpec;
 use crate::error::{Error, Result};
 
 /// An encoder graph on ONNX Runtime.
-pub struct OrtEncoder {
+pub(crate) struct OrtEncoder {
     session: ort::session::Session,
     memory: CpuMemory,
     width: usize,

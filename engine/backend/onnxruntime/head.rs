@@ -14,7 +14,7 @@ use crate::contract::GraphSpec;
 use crate::error::{Error, Result};
 
 /// A head graph on ONNX Runtime.
-pub struct OrtHead {
+pub(crate) struct OrtHead {
     session: ort::session::Session,
     outputs: BTreeMap<String, Vec<f32>>,
     run_seconds: f64,

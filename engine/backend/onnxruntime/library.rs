@@ -6,9 +6,6 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
 
-/// The ONNX Runtime version the `ort` crate was built against (older libraries are refused).
-pub const EXPECTED_MINOR_VERSION: u32 = 31;
-
 /// The process-wide environment's life: not yet created, created, or released by [`shutdown`] (final: ONNX
 /// Runtime allows one environment per process, so it cannot be created again).
 enum State {

@@ -14,7 +14,7 @@ use crate::config::ProviderConfig;
 use crate::error::{Error, Result};
 
 /// Registers `providers` on `builder` in order; the first failure is returned as [`Error::Provider`].
-pub fn register(mut builder: SessionBuilder, providers: &[ProviderConfig]) -> Result<SessionBuilder> {
+pub(crate) fn register(mut builder: SessionBuilder, providers: &[ProviderConfig]) -> Result<SessionBuilder> {
     for provider in providers {
         let dispatch = dispatch(provider)?;
         builder =

@@ -8,7 +8,7 @@ use crate::strategy::speculative::ngram::NgramDrafter;
 use crate::strategy::synced::SyncedModel;
 
 /// What drafts at a level.
-pub enum LevelKind {
+pub(crate) enum LevelKind {
     /// Prompt lookup: proposes, has no entropy.
     Ngram(NgramDrafter),
     /// A language model.
@@ -17,7 +17,7 @@ pub enum LevelKind {
 
 /// Per-level counters for the statistics.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct LevelStats {
+pub(crate) struct LevelStats {
     /// Tokens this level put forward to the level above.
     pub drafted: usize,
     /// Of those, tokens the level above accepted.
@@ -31,7 +31,7 @@ pub struct LevelStats {
 }
 
 /// A level with its threshold, sampler and counters.
-pub struct Level {
+pub(crate) struct Level {
     /// Name for statistics (`ngram` or the model folder).
     pub name: String,
     /// What drafts.
@@ -46,7 +46,7 @@ pub struct Level {
 
 /// Tokens a level hands to the level above, with what the level above needs to verify them.
 #[derive(Debug, Default, Clone)]
-pub struct Buffer {
+pub(crate) struct Buffer {
     /// The tokens.
     pub tokens: Vec<u32>,
     /// For sampling: the distribution each token was drawn from (`None`: deterministic, one-hot).

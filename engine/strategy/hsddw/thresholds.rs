@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// One level's threshold and the statistics behind it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Threshold {
+pub(crate) struct Threshold {
     /// Current threshold (nats).
     pub tau: f32,
     adaptive: bool,
@@ -42,7 +42,7 @@ impl Threshold {
     }
 
     /// The target finished a verification round: update tau.
-    pub fn end_round(&mut self) {
+    pub(crate) fn end_round(&mut self) {
         if !self.adaptive {
             return;
         }

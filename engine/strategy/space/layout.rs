@@ -16,7 +16,7 @@ use crate::model::TokenTree;
 
 /// Which real tokens carry a mask group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Groups {
+pub(crate) enum Groups {
     /// Every real token (b and each candidate).
     All,
     /// Only the last real token.
@@ -37,7 +37,7 @@ pub enum Fault {
 
 /// One step's tree plus where its real tokens and mask groups are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StepLayout {
+pub(crate) struct StepLayout {
     /// The nodes to evaluate.
     pub tree: TokenTree,
     /// Node index of real token j (0 = b, j = c_j).
@@ -49,6 +49,12 @@ pub struct StepLayout {
 }
 
 impl StepLayout {
+    /// Nodes in the step: (n + 1) real tokens plus the groups (the tests' size checks).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.tree.len()
+    }
+
     /// Lays out b = `pending`, the `candidates` and groups of `masks` copies of `mask` (see the module notes).
     pub fn build(&mut self, pending: u32, candidates: &[u32], masks: usize, mask: u32, groups: Groups, fault: Fault) {
         let n = candidates.len();
@@ -85,24 +91,14 @@ impl StepLayout {
         }
     }
 
-    /// Nodes in the step: (n + 1) real tokens plus the groups.
-    pub fn len(&self) -> usize {
-        self.tree.len()
-    }
-
-    /// True when nothing is laid out.
-    pub fn is_empty(&self) -> bool {
-        self.tree.is_empty()
-    }
-
     /// Whether the real tokens are nodes 0..=n (their logits rows are then one contiguous block).
-    pub fn real_chain_in_front(&self) -> bool {
+    pub(crate) fn real_chain_in_front(&self) -> bool {
         self.real.iter().enumerate().all(|(i, &r)| i == r)
     }
 }
 
 /// Nodes of a step with `n` candidates and `masks` masks per group.
-pub fn step_len(n: usize, masks: usize, groups: Groups) -> usize {
+pub(crate) fn step_len(n: usize, masks: usize, groups: Groups) -> usize {
     let owners = if masks == 0 {
         0
     } else {

@@ -76,7 +76,7 @@ impl Space {
     }
 
     /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
-    pub fn with_fallback(mut self, on: bool) -> Self {
+    pub(crate) fn with_fallback(mut self, on: bool) -> Self {
         self.guard = PayoffGuard::new(on);
         self
     }

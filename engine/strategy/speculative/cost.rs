@@ -19,7 +19,7 @@ pub struct CostCurve {
 
 impl CostCurve {
     /// A curve through `points` (sorted on construction).
-    pub fn from_points(mut points: Vec<(usize, f64)>) -> Self {
+    pub(crate) fn from_points(mut points: Vec<(usize, f64)>) -> Self {
         points.sort_by_key(|p| p.0);
         CostCurve { points }
     }
@@ -72,7 +72,7 @@ const STALE_FACTOR: f64 = 1.4;
 
 /// The cached curve for this model and machine, or a fresh measurement (which is then cached). A cached curve
 /// whose one-token cost no longer matches a quick probe is measured again.
-pub fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
+pub(crate) fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
     let file = cache_file(target, max_tokens);
     let cached: Option<CostCurve> = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).and_then(|t| serde_json::from_str(&t).ok());
     if let Some(curve) = cached {
@@ -94,7 +94,7 @@ pub fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> Result<
 }
 
 /// Times target passes of 1..=max_tokens new tokens (median of 3) on top of a 128-token context.
-pub fn measure(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
+pub(crate) fn measure(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
     let vocab = target.vocab_size() as u32;
     let context = 128.min(target.capacity().saturating_sub(max_tokens + 1));
     let filler: Vec<u32> = (0..context as u32).map(|i| 100 + (i * 7919) % (vocab.saturating_sub(200).max(1))).collect();

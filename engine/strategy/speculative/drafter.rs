@@ -35,7 +35,7 @@ pub trait Drafter: Send {
 }
 
 /// Entropy (nats) of softmax(`logits`).
-pub fn entropy_of_logits(logits: &[f32]) -> f32 {
+pub(crate) fn entropy_of_logits(logits: &[f32]) -> f32 {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let mut z = 0.0f64;
     let mut s = 0.0f64;

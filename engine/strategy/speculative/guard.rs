@@ -16,7 +16,7 @@ const BACKOFF_MAX: usize = 512;
 
 /// Decides, round by round, whether drafting pays.
 #[derive(Debug, Clone)]
-pub struct PayoffGuard {
+pub(crate) struct PayoffGuard {
     enabled: bool,
     draft_rate: Option<f64>,
     plain_rate: Option<f64>,
@@ -39,7 +39,7 @@ impl PayoffGuard {
     }
 
     /// Whether this round should draft.
-    pub fn should_draft(&mut self) -> bool {
+    pub(crate) fn should_draft(&mut self) -> bool {
         if !self.enabled {
             return true;
         }

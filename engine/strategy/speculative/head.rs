@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::nat::ctc;
 
 /// Drafts candidate sequences with a draft head.
-pub struct HeadDrafter {
+pub(crate) struct HeadDrafter {
     manifest: HeadManifest,
     graph: Box<dyn HeadGraph>,
     hidden: usize,

@@ -47,7 +47,7 @@ impl Speculative {
     }
 
     /// Stops drafting while it does not pay (see [`guard::PayoffGuard`]); off unless asked for.
-    pub fn with_fallback(mut self, on: bool) -> Self {
+    pub(crate) fn with_fallback(mut self, on: bool) -> Self {
         self.guard = guard::PayoffGuard::new(on);
         self
     }

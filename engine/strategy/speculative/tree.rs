@@ -33,7 +33,7 @@ use crate::strategy::{decode_loop, DecodeContext, RoundOutcome, Strategy};
 
 /// Tree shape limits from the config.
 #[derive(Debug, Clone, Copy)]
-pub struct TreeShape {
+pub(crate) struct TreeShape {
     /// Most nodes in one verification pass, the pending token included.
     pub max_nodes: usize,
     /// Most draft tokens below the pending token.
@@ -41,7 +41,7 @@ pub struct TreeShape {
 }
 
 /// Speculative decoding with a draft head and tree verification.
-pub struct TreeSpeculative {
+pub(crate) struct TreeSpeculative {
     head: HeadDrafter,
     ngram: Option<NgramDrafter>,
     shape: TreeShape,
@@ -69,13 +69,13 @@ impl TreeSpeculative {
     }
 
     /// Accepts nodes off the main chain too (see the module notes: not bitwise equal to AR on CPU kernels).
-    pub fn with_side_branches(mut self, on: bool) -> Self {
+    pub(crate) fn with_side_branches(mut self, on: bool) -> Self {
         self.follow_side_branches = on;
         self
     }
 
     /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
-    pub fn with_fallback(mut self, on: bool) -> Self {
+    pub(crate) fn with_fallback(mut self, on: bool) -> Self {
         self.guard = PayoffGuard::new(on);
         self
     }

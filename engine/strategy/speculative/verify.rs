@@ -41,7 +41,7 @@ pub fn accepts(p: &[f32], x: u32, q: Option<&[f32]>, u: f32) -> bool {
 /// The replacement for a rejected draft token `x`: a draw (with uniform `u`) from norm(max(p - q, 0)), or from
 /// p without x for a deterministic draft. When the residual has no mass (p <= q everywhere, which only happens
 /// within rounding, i.e. p == q) the draw is from p: the same law. `residual` is scratch space.
-pub fn residual_draw(p: &[f32], x: u32, q: Option<&[f32]>, residual: &mut Vec<f32>, u: f32) -> u32 {
+pub(crate) fn residual_draw(p: &[f32], x: u32, q: Option<&[f32]>, residual: &mut Vec<f32>, u: f32) -> u32 {
     residual.clear();
     match q {
         Some(q) => residual.extend(p.iter().zip(q).map(|(&a, &b)| (a - b).max(0.0))),
@@ -108,7 +108,7 @@ pub fn exact(
 
 /// Scratch buffers one verification step reuses.
 #[derive(Debug, Default)]
-pub struct VerifyScratch {
+pub(crate) struct VerifyScratch {
     chain: Vec<u32>,
     residual: Vec<f32>,
 }
@@ -117,7 +117,7 @@ pub struct VerifyScratch {
 /// `[pending, drafts...]`, accept a prefix (greedy match, or exact sampling against `probs`), roll the target back
 /// to the committed length (O(1)) and record the step. Returns the verdict and the seconds it took.
 #[allow(clippy::too_many_arguments)]
-pub fn verify_and_commit(
+pub(crate) fn verify_and_commit(
     ctx: &mut crate::strategy::DecodeContext<'_, '_>,
     pending: u32,
     drafts: &[u32],

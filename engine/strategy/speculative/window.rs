@@ -220,7 +220,7 @@ impl CostModel {
     }
 
     /// Expected committed tokens per step for draft length k at acceptance a.
-    pub fn expected_tokens(a: f64, k: usize) -> f64 {
+    pub(crate) fn expected_tokens(a: f64, k: usize) -> f64 {
         if (1.0 - a).abs() < 1e-9 {
             (k + 1) as f64
         } else {
