@@ -26,6 +26,7 @@ const VARIANTS: &[&str] = &[
     "model: m\nstrategy: {kind: speculative, drafter: {kind: head, model: d}}\n",
     "model: m\nstrategy: {kind: hsddw, levels: [{kind: ngram}, {kind: model, model: d}]}\n",
     "model: m\nstrategy: {kind: nat, rate: 2.0, baseline: b.yaml}\n",
+    "model: m\nstrategy: {kind: space, k: 2, candidates: last}\n",
 ];
 
 fn collect_keys(prefix: &str, value: &serde_yaml::Value, out: &mut BTreeSet<String>) {
