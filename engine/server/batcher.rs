@@ -48,9 +48,12 @@ fn sentences(job: &Job) -> &[String] {
 }
 
 /// Takes the next batch off the queue: the first job that may start (waiting as long as needed), then more while
-/// the window is open and the batch has room. A job that does not fit is returned as `carry` and starts the next
+/// the window is open and the batch has room. `wait` false closes the window at once (only jobs already queued
+/// join): the worker passes false after a batch of one request, so a lone client does not wait the window for
+/// batch-mates that never come (measured before this rule, docs/BENCHMARKS.md 8b: 0.53x throughput at 1 client),
+/// while concurrent clients, whose jobs queue up during a pass, keep the window. A job that does not fit is returned as `carry` and starts the next
 /// batch. None when the queue is closed and nothing is carried.
-fn gather(queue: &Queue<'_>, batching: &Batching, carry: &mut Option<Job>) -> Option<Vec<Job>> {
+fn gather(queue: &Queue<'_>, batching: &Batching, carry: &mut Option<Job>, wait: bool) -> Option<Vec<Job>> {
     let rx = queue.rx.lock().unwrap_or_else(|p| p.into_inner());
     let first = loop {
         if let Some(job) = carry.take() {
@@ -63,7 +66,7 @@ fn gather(queue: &Queue<'_>, batching: &Batching, carry: &mut Option<Job>) -> Op
     };
     let mut total = sentences(&first).len();
     let mut jobs = vec![first];
-    let deadline = Instant::now() + batching.window;
+    let deadline = Instant::now() + if wait { batching.window } else { Duration::ZERO };
     while total < batching.max_sentences {
         let left = deadline.saturating_duration_since(Instant::now());
         let next = if left.is_zero() { rx.try_recv().map_err(|_| RecvTimeoutError::Timeout) } else { rx.recv_timeout(left) };
@@ -82,8 +85,9 @@ fn gather(queue: &Queue<'_>, batching: &Batching, carry: &mut Option<Job>) -> Op
 
 /// A NAT worker: gathers batches until the queue is closed.
 pub(super) fn worker_loop(mut pipeline: NatPipeline, batching: &Batching, queue: &Queue<'_>) {
-    let mut carry = None;
-    while let Some(jobs) = gather(queue, batching, &mut carry) {
+    let (mut carry, mut wait) = (None, false);
+    while let Some(jobs) = gather(queue, batching, &mut carry, wait) {
+        wait = jobs.len() > 1;
         let refs: Vec<&Job> = jobs.iter().collect();
         queue.running(&refs, || run_batch(&mut pipeline, &jobs, queue));
     }
