@@ -3,10 +3,10 @@
 //! /proc/self/task: they are still there after the last pipeline is freed, and gone after shutdown), and every
 //! later call returns SPECRT_SHUT_DOWN with a message while the version getters keep working.
 //!
-//! One ONNX Runtime thread outlives shutdown: the first environment of a process starts it and `ReleaseEnv`
-//! does not stop it (measured with ONNX Runtime 1.31.1 through its C API alone: `CreateEnv` 1 -> 2 threads,
-//! `ReleaseEnv` leaves 2). It belongs to no environment and waits on a condition variable; nothing of the
-//! library's API can join it, so the test allows exactly that one.
+//! One ONNX Runtime thread may outlive shutdown: on the development machine the first environment of a process
+//! starts it and `ReleaseEnv` does not stop it (measured with ONNX Runtime 1.31.1 through its C API alone:
+//! `CreateEnv` 1 -> 2 threads, `ReleaseEnv` leaves 2); on the CI machine it was gone after shutdown. It belongs to
+//! no environment and nothing of the library's API can join it, so the test allows at most that one.
 
 use std::ffi::{CStr, CString};
 use std::ptr::null_mut;
@@ -55,7 +55,12 @@ fn shutdown_joins_the_runtime_threads_and_ends_the_library() {
         assert!(pool.len() >= before.len() + 2, "the pool's 2 workers outlive the pipeline until shutdown ({before:?} -> {pool:?})");
         assert_eq!(specrt_shutdown(), SPECRT_OK, "{}", last_error());
         let after = threads();
-        assert_eq!(after.len(), before.len() + 1, "shutdown joined the pool's threads ({before:?} -> {pool:?} -> {after:?})");
+        // The pool's 2 workers must be gone; the one process-wide ONNX Runtime thread may or may not be (it
+        // outlived ReleaseEnv on the development machine and was gone on the CI machine), so allow 0 or 1 extra.
+        assert!(
+            after.len() + 2 <= pool.len() && after.len() <= before.len() + 1,
+            "shutdown joined the pool's threads ({before:?} -> {pool:?} -> {after:?})"
+        );
 
         assert_eq!(specrt_request_free(&mut request), SPECRT_SHUT_DOWN);
         assert!(!request.is_null(), "a refused call does nothing");
