@@ -31,6 +31,18 @@ impl BatchInvariance {
     }
 }
 
+impl LanguageModel {
+    /// Measures whether this graph's numerics depend on how many tokens a pass holds, and turns padding on when
+    /// that makes k-token verification bit-identical to decode steps (see [`probe`]). Lossless strategies call
+    /// this at load; the result says which mode the model now runs in. It lives here, not in session.rs, so the
+    /// session does not depend on its own probe (the two files formed a cycle).
+    pub fn ensure_batch_invariance(&mut self) -> Result<BatchInvariance> {
+        let mode = probe(self)?;
+        self.set_batch_invariant(mode == BatchInvariance::Padded);
+        Ok(mode)
+    }
+}
+
 /// Tokens of committed context before the probed steps.
 const CONTEXT: usize = 5;
 /// Decode steps probed; chain passes of every width in [`WIDTHS`] are compared with their prefix.

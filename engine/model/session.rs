@@ -7,7 +7,6 @@ use std::path::Path;
 use crate::backend::{Backend, DecoderGraph};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
-use crate::model::invariance::{self, BatchInvariance};
 use crate::model::mask::{self, TokenTree};
 
 /// The default KV capacity when the config does not set `context_length`.
@@ -77,15 +76,6 @@ impl LanguageModel {
         Ok(())
     }
 
-    /// Measures whether this graph's numerics depend on how many tokens a pass holds, and turns padding on when
-    /// that makes k-token verification bit-identical to decode steps (see [`crate::model::invariance`]). Lossless
-    /// strategies call this at load; the result says which mode the model now runs in.
-    pub fn ensure_batch_invariance(&mut self) -> Result<BatchInvariance> {
-        let mode = invariance::probe(self)?;
-        self.pad_single_steps = mode == BatchInvariance::Padded;
-        Ok(mode)
-    }
-
     /// Runs one-token steps as two-token passes (the token plus a pad token after it, whose K/V lands in the next
     /// slot and is overwritten by the next step; its logits are not computed), or not. With kernels that take
     /// another path for a single row, this makes a k-token verification compute exactly the logits of k decode
@@ -94,7 +84,8 @@ impl LanguageModel {
         self.pad_single_steps = on;
     }
 
-    /// Whether one-token steps are padded (see [`LanguageModel::set_batch_invariant`]).
+    /// Whether one-token steps are padded (see [`LanguageModel::set_batch_invariant`]; the load-time probe that
+    /// decides it is `LanguageModel::ensure_batch_invariance` in engine/model/invariance.rs).
     pub fn is_batch_invariant(&self) -> bool {
         self.pad_single_steps
     }

@@ -9,7 +9,8 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use super::api::ApiError;
-use super::worker::{panic_message, Event, Job, Queue, Work};
+use super::job::{Event, Job, Work};
+use super::queue::{panic_message, Queue};
 use crate::nat::NatPipeline;
 
 /// The gathering rule of one NAT pipeline.

@@ -9,7 +9,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant as TokioInstant;
 
 use super::api::ApiError;
-use super::worker::{self, CancelCause, Control, Event};
+use super::cancel::{self, CancelCause};
+use super::job::{Control, Event};
 
 /// Cancels the generation when dropped armed: the response future or the SSE stream went away before the end,
 /// which means the client disconnected.
@@ -58,7 +59,7 @@ pub(super) async fn next_event(rx: &mut UnboundedReceiver<Event>, deadline: Toki
     match tokio::time::timeout_at(deadline, rx.recv()).await {
         Err(_) => {
             guard.time_out();
-            Err(worker::cancelled_error(CancelCause::Timeout))
+            Err(cancel::cancelled_error(CancelCause::Timeout))
         }
         Ok(None) => {
             guard.disarm();

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::extract::Request;
 use axum::response::Response;
@@ -13,13 +13,14 @@ use tokio::time::Instant as TokioInstant;
 
 use super::api::{self, ApiError, Endpoint};
 use super::body;
+use super::cancel::{self, CancelCause};
 use super::events::{next_event, CancelOnDrop};
-use super::log::LogRecord;
-use super::routes::json_response;
+use super::handler::{json_response, submit, unix_now, Pending};
+use super::job::{Control, Event, Job, Work};
 use super::sse::SseStream;
 use super::state::AppState;
 use super::translate;
-use super::worker::{self, CancelCause, Control, Event, Job, PipelineHandle, SubmitError, Work};
+use super::worker::PipelineHandle;
 
 /// The served pipeline a request names (`None`: the first one), or 404 listing the served names.
 pub(super) fn find_pipeline(state: &AppState, model: Option<&str>) -> Result<Arc<PipelineHandle>, ApiError> {
@@ -31,35 +32,6 @@ pub(super) fn find_pipeline(state: &AppState, model: Option<&str>) -> Result<Arc
         param: Some("model".into()),
         code: "model_not_found",
     })
-}
-
-/// Queues `job` on `pipeline`: a full queue is 429, a closed one (shutdown) 503.
-pub(super) fn submit(pipeline: &PipelineHandle, job: Job) -> Result<(), ApiError> {
-    match pipeline.submit(job) {
-        Ok(()) => Ok(()),
-        Err(SubmitError::Full) => Err(ApiError::new(
-            429,
-            "rate_limit_error",
-            "queue_full",
-            format!("the queue of `{}` is full ({} waiting); retry later", pipeline.info.name, pipeline.gauge.capacity),
-        )),
-        Err(SubmitError::Closed) => Err(worker::cancelled_error(CancelCause::Shutdown)),
-    }
-}
-
-/// Unix seconds now.
-pub(super) fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
-/// What a handler learned for the request log; the route wrapper adds the status and latency.
-pub(super) struct Pending {
-    /// The record so far.
-    pub record: LogRecord,
-    /// A stream took the record and logs it when it ends.
-    pub deferred: bool,
-    /// When the request arrived.
-    pub arrived: Instant,
 }
 
 /// Serves one request to `/v1/completions`, `/v1/chat/completions` or `/v1/translations`: NAT pipelines go to
@@ -113,7 +85,7 @@ async fn generate(
         }
     }
     if state.shutting_down.load(Ordering::SeqCst) {
-        return Err(worker::cancelled_error(CancelCause::Shutdown));
+        return Err(cancel::cancelled_error(CancelCause::Shutdown));
     }
     let control = Arc::new(Control::default());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

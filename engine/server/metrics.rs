@@ -134,7 +134,7 @@ impl Metrics {
     }
 
     /// Records a finished generation.
-    pub fn generation(&self, pipeline: &str, finish: &'static str, cancel_cause: Option<super::worker::CancelCause>, stats: &Stats) {
+    pub fn generation(&self, pipeline: &str, finish: &'static str, cancel_cause: Option<super::cancel::CancelCause>, stats: &Stats) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         *p.generations.entry(finish).or_default() += 1;
@@ -151,7 +151,7 @@ impl Metrics {
     }
 
     /// Records a generation that failed (error or panic) or was never started (`cause`).
-    pub(crate) fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<super::worker::CancelCause>) {
+    pub(crate) fn generation_failed(&self, pipeline: &str, panicked: bool, cancel_cause: Option<super::cancel::CancelCause>) {
         let mut m = self.lock();
         let p = m.pipelines.entry(pipeline.to_string()).or_default();
         if let Some(c) = cancel_cause {

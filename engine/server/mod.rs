@@ -16,15 +16,19 @@ pub mod api;
 pub mod client;
 pub mod config;
 pub mod conn;
+pub(crate) mod job;
 pub mod metrics;
+pub(crate) mod queue;
 pub mod worker;
 
 pub mod batcher;
 pub mod log;
 
 mod body;
+pub mod cancel;
 mod events;
 mod generation;
+mod handler;
 mod lifecycle;
 mod routes;
 mod sse;

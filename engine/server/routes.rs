@@ -7,14 +7,15 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use serde_json::json;
 
 use super::api::{ApiError, Endpoint};
-use super::generation::{generation, Pending};
+use super::generation::generation;
+use super::handler::{json_response, Pending};
 use super::log::LogRecord;
 use super::state::AppState;
 
@@ -29,14 +30,6 @@ pub(super) fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics_text))
         .fallback(not_found)
         .with_state(state)
-}
-
-/// A JSON response with `status`.
-pub(super) fn json_response(status: u16, body: &serde_json::Value) -> Response {
-    let mut r = Response::new(Body::from(body.to_string()));
-    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    r
 }
 
 /// The error's response (429 and 503 carry `Retry-After: 1`), counted in `specrt_request_errors_total`.

@@ -13,9 +13,9 @@ use tokio::time::Instant as TokioInstant;
 
 use super::api::{self, ApiError, Endpoint};
 use super::events::{next_event, CancelOnDrop};
+use super::job::Event;
 use super::log::LogRecord;
 use super::state::AppState;
-use super::worker::Event;
 
 /// One streaming response in progress.
 pub(super) struct SseStream {

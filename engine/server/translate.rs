@@ -14,11 +14,12 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant as TokioInstant;
 
 use super::api::{self, ApiError, Endpoint};
+use super::cancel::{self, CancelCause};
 use super::events::{next_event, CancelOnDrop};
-use super::generation::{submit, unix_now, Pending};
-use super::routes::json_response;
+use super::handler::{json_response, submit, unix_now, Pending};
+use super::job::{Control, Event, Job, Work};
 use super::state::AppState;
-use super::worker::{self, CancelCause, Control, Event, Job, NatInfo, PipelineHandle, Work};
+use super::worker::{NatInfo, PipelineHandle};
 use crate::nat::Translation;
 
 /// The sentences of a request and whether they came as a list (a single string answers its error as the
@@ -110,7 +111,7 @@ pub(super) async fn serve(
     let accepted: Vec<String> = sentences.items.iter().zip(&results).filter(|(_, r)| r.is_none()).map(|(s, _)| s.clone()).collect();
     if !accepted.is_empty() {
         if state.shutting_down.load(Ordering::SeqCst) {
-            return Err(worker::cancelled_error(CancelCause::Shutdown));
+            return Err(cancel::cancelled_error(CancelCause::Shutdown));
         }
         let control = Arc::new(Control::default());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

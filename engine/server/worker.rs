@@ -3,86 +3,21 @@
 //! Decoder pipelines run one job at a time here; NAT pipelines gather jobs into batches ([`super::batcher`]).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
-
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::api::ApiError;
 use super::batcher::{self, Batching};
-use super::metrics::{Metrics, QueueGauge};
+use super::cancel::cancelled_error;
+use super::job::{Control, Event, Finished, Job, Work};
+use super::metrics::QueueGauge;
+use super::queue::{cancel_cause, panic_message, Queue, WorkerShared};
 use crate::generate::{FinishReason, GenerationRequest, Prompt};
-use crate::nat::{NatPipeline, Translation};
+use crate::nat::NatPipeline;
 use crate::pipeline::Pipeline;
 use crate::stats::Stats;
-
-/// Per-request cancellation state, shared by the HTTP side and the worker.
-#[derive(Debug, Default)]
-pub(crate) struct Control {
-    /// Checked by the generation between tokens.
-    pub cancel: AtomicBool,
-    /// Set (before `cancel`) when the request ran out of time.
-    pub timed_out: AtomicBool,
-    /// Set (before `cancel`) when the client went away.
-    pub disconnected: AtomicBool,
-}
-
-/// What a worker reports about a job.
-#[derive(Debug)]
-pub(crate) enum Event {
-    /// The request passed validation and generation starts.
-    Started {
-        /// Prompt tokens after the chat template.
-        prompt_tokens: usize,
-    },
-    /// New final text (streaming requests only).
-    Text(String),
-    /// The end of a generation (or of any job that failed as a whole).
-    Done(Result<Finished, ApiError>),
-    /// The end of a translation job: one result per sentence, in the request's order.
-    Translated(Vec<Result<Translation, ApiError>>),
-}
-
-/// What a job asks for.
-#[derive(Debug, Clone)]
-pub(crate) enum Work {
-    /// A generation (decoder pipelines).
-    Generate(GenerationRequest),
-    /// Sentences to translate (NAT pipelines).
-    Translate(Vec<String>),
-}
-
-/// A completed generation.
-#[derive(Debug)]
-pub(crate) struct Finished {
-    /// The text.
-    pub text: String,
-    /// `stop` or `length`.
-    pub finish_reason: &'static str,
-    /// Prompt tokens.
-    pub prompt_tokens: usize,
-    /// Generated tokens.
-    pub completion_tokens: usize,
-    /// The generation's statistics.
-    pub stats: Stats,
-}
-
-/// One queued request.
-pub(crate) struct Job {
-    /// What to do.
-    pub work: Work,
-    /// Send text pieces as they come.
-    pub stream: bool,
-    /// Cancellation.
-    pub control: Arc<Control>,
-    /// Where events go.
-    pub events: UnboundedSender<Event>,
-    /// When it was queued.
-    pub enqueued: Instant,
-}
 
 /// Static facts about a served pipeline (for `/v1/models` and validation).
 #[derive(Debug, Clone)]
@@ -155,16 +90,6 @@ impl Served {
             },
         }
     }
-}
-
-/// Settings shared by all workers.
-pub(crate) struct WorkerShared {
-    /// Metrics.
-    pub metrics: Arc<Metrics>,
-    /// Set when shutdown stops waiting for in-flight requests.
-    pub hard_stop: Arc<AtomicBool>,
-    /// Test hook: a prompt containing this text panics inside the worker.
-    pub panic_marker: Option<String>,
 }
 
 /// A served pipeline: its queue and workers.
@@ -265,46 +190,6 @@ impl PipelineHandle {
     }
 }
 
-/// What a worker thread reads its jobs from, and where it reports.
-pub(super) struct Queue<'a> {
-    /// The served name (metrics label).
-    pub name: &'a str,
-    /// The pipeline's queue, shared by its workers.
-    pub rx: &'a Mutex<Receiver<Job>>,
-    /// Metrics and the shutdown flag.
-    pub shared: &'a WorkerShared,
-    /// Queue depth and running gauges.
-    pub gauge: &'a QueueGauge,
-    /// Controls of the jobs running now (shutdown cancels them).
-    pub inflight: &'a Mutex<Vec<Arc<Control>>>,
-}
-
-impl Queue<'_> {
-    /// Accounts for a job just taken off the queue; answers it (and returns None) when it must not start: it timed
-    /// out or was abandoned while queued, or the server is stopping.
-    pub fn take(&self, job: Job) -> Option<Job> {
-        self.gauge.depth.fetch_sub(1, Ordering::SeqCst);
-        self.shared.metrics.queue_wait(self.name, job.enqueued.elapsed().as_secs_f64());
-        if job.control.cancel.load(Ordering::SeqCst) || self.shared.hard_stop.load(Ordering::SeqCst) || job.events.is_closed() {
-            let cause = cancel_cause(&job.control, self.shared);
-            self.shared.metrics.generation_failed(self.name, false, Some(cause));
-            let _ = job.events.send(Event::Done(Err(cancelled_error(cause))));
-            return None;
-        }
-        Some(job)
-    }
-
-    /// Runs `f` with `jobs` counted as running and cancellable by shutdown.
-    pub fn running<R>(&self, jobs: &[&Job], f: impl FnOnce() -> R) -> R {
-        self.gauge.running.fetch_add(jobs.len(), Ordering::SeqCst);
-        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).extend(jobs.iter().map(|j| j.control.clone()));
-        let r = f();
-        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).retain(|c| !jobs.iter().any(|j| Arc::ptr_eq(c, &j.control)));
-        self.gauge.running.fetch_sub(jobs.len(), Ordering::SeqCst);
-        r
-    }
-}
-
 fn worker_loop(mut pipeline: Pipeline, queue: &Queue<'_>) {
     loop {
         let job = {
@@ -317,52 +202,6 @@ fn worker_loop(mut pipeline: Pipeline, queue: &Queue<'_>) {
         let Some(job) = queue.take(job) else { continue };
         queue.running(&[&job], || run_job(&mut pipeline, queue.name, &job, queue.shared));
     }
-}
-
-/// Why a generation was cancelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelCause {
-    /// The client went away.
-    Disconnect,
-    /// The request ran past `request_timeout_seconds`.
-    Timeout,
-    /// The server is shutting down.
-    Shutdown,
-}
-
-impl CancelCause {
-    /// The metrics label.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CancelCause::Disconnect => "disconnect",
-            CancelCause::Timeout => "timeout",
-            CancelCause::Shutdown => "shutdown",
-        }
-    }
-}
-
-pub(super) fn cancel_cause(control: &Control, shared: &WorkerShared) -> CancelCause {
-    if control.timed_out.load(Ordering::SeqCst) {
-        CancelCause::Timeout
-    } else if shared.hard_stop.load(Ordering::SeqCst) && !control.disconnected.load(Ordering::SeqCst) {
-        CancelCause::Shutdown
-    } else {
-        CancelCause::Disconnect
-    }
-}
-
-/// The error a cancelled request answers with (a disconnected client never reads it).
-pub(crate) fn cancelled_error(cause: CancelCause) -> ApiError {
-    match cause {
-        CancelCause::Timeout => ApiError::new(504, "timeout_error", "request_timeout", "the request did not finish within request_timeout_seconds"),
-        CancelCause::Shutdown => ApiError::new(503, "server_error", "shutting_down", "the server is shutting down"),
-        CancelCause::Disconnect => ApiError::new(499, "cancelled", "client_disconnected", "the client disconnected"),
-    }
-}
-
-/// The message of a caught panic.
-pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
 }
 
 fn prompt_contains(request: &GenerationRequest, marker: &str) -> bool {
