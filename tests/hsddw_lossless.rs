@@ -167,3 +167,18 @@ fn invalid_hierarchies_are_config_errors() {
     let err = specrt::config::load_file(&bad).unwrap_err().to_string();
     assert!(err.contains("ngram level can only be the first"), "{err}");
 }
+
+/// A pipeline loaded with HSDDW as its own strategy (not switched to it from a speculative one, as the tests above
+/// do) must probe its target and run the numerics verification needs. HSDDW once skipped the probe (the trait's
+/// default said it did not verify in batches) and its greedy output left AR's on SmolLM2 int4 in `specrt bench`;
+/// the tests above could not see it because their pipelines were padded by the speculative load first.
+#[test]
+fn a_pipeline_loaded_as_hsddw_probes_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let skip = model_dir("tiny-fp32-skip1");
+    let extra = format!("context_length: 512\nstrategy:\n  kind: hsddw\n  levels:\n    - {{kind: model, model: {}}}\n", skip.display());
+    let p = Pipeline::load(&pipeline_yaml(dir.path(), &tiny(), &extra)).unwrap();
+    assert!(p.numerics().is_some(), "HSDDW verifies in batches, so its target must be probed at load");
+    let ar = Pipeline::load(&pipeline_yaml(dir.path(), &tiny(), "context_length: 512\n")).unwrap();
+    assert!(ar.numerics().is_none(), "negative control: plain AR runs the unprobed fastest path");
+}

@@ -17,6 +17,11 @@ impl Strategy for Autoregressive {
         true
     }
 
+    /// One token per pass: AR runs the fastest unpadded path.
+    fn verifies_in_batches(&self) -> bool {
+        false
+    }
+
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         decode_loop(ctx, |ctx, pending, history, _budget| {
             let logits = ctx.target.append(&[pending])?;

@@ -19,7 +19,7 @@ pub mod synced;
 
 use std::time::Instant;
 
-use crate::config::{DrafterConfig, StrategyConfig};
+use crate::config::{DrafterConfig, StrategyConfig, WindowPolicyKind};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::generate::OutputSink;
@@ -54,10 +54,10 @@ pub trait Strategy: Send {
     fn exact_under_sampling(&self) -> bool;
 
     /// Whether the strategy verifies several tokens per target pass and so needs a batch-invariant target for
-    /// its lossless promise (see [`crate::model::invariance`]).
-    fn verifies_in_batches(&self) -> bool {
-        false
-    }
+    /// its lossless promise (see [`crate::model::invariance`]). No default on purpose: HSDDW once inherited a
+    /// `false` default, skipped the load-time probe, and its greedy output left AR's on SmolLM2 int4 (the bench's
+    /// `identical to AR` column caught it); every strategy must now say.
+    fn verifies_in_batches(&self) -> bool;
 
     /// Work done once when the pipeline loads, not on the first request (e.g. measuring the verify-cost curve).
     /// The target is reset before and after.
@@ -93,8 +93,10 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
                     let lookup = ngram.then(|| speculative::ngram::NgramDrafter::new(3, 1, 1024));
                     let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
-                    let tree =
-                        speculative::tree::TreeSpeculative::new(head, lookup, shape).with_fallback(window.fallback).with_side_branches(*allow_lossy);
+                    let tree = speculative::tree::TreeSpeculative::new(head, lookup, shape)
+                        .with_fallback(window.fallback)
+                        .with_side_branches(*allow_lossy)
+                        .with_cost_model(window.policy == WindowPolicyKind::CostModel, window.ewma_alpha as f64);
                     return Ok(Box::new(tree));
                 }
             };

@@ -306,6 +306,11 @@ impl Strategy for Hsddw {
         true
     }
 
+    /// The target verifies each lower level's drafts in one pass.
+    fn verifies_in_batches(&self) -> bool {
+        true
+    }
+
     fn backend_seconds(&self) -> f64 {
         self.levels
             .iter()
