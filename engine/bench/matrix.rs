@@ -33,6 +33,10 @@ pub struct BenchMatrix {
     /// Context lengths at which per-token decode latency is measured (empty = skip).
     #[serde(default)]
     pub latency_contexts: Vec<usize>,
+    /// Name of the pipeline whose AR rows are "the fastest AR" that `speedup_vs_fastest_ar` divides by (e.g. the
+    /// unpadded int4 AR users get from the default config); default: the fastest AR row of each category.
+    #[serde(default)]
+    pub fastest_ar: Option<String>,
 }
 
 fn default_categories() -> Vec<String> {
@@ -68,6 +72,7 @@ impl BenchMatrix {
                 warmup: default_warmup(),
                 ignore_eos: true,
                 latency_contexts: Vec::new(),
+                fastest_ar: None,
             });
         }
         let mut m: BenchMatrix = serde_yaml::from_str(&text).map_err(|e| config_error(path, &e))?;

@@ -131,6 +131,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             latency.extend(measure_latency(&mut pipeline, &name, &model, &matrix.latency_contexts)?);
         }
     }
+    report::fill_speedup_vs_fastest_ar(&mut rows, matrix.fastest_ar.as_deref());
     let overall = report::overall_rows(&rows);
     rows.extend(overall);
     report::write(&args.out, &matrix, &rows, &latency, &records)?;

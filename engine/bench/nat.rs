@@ -220,6 +220,9 @@ fn row(
             decode_tokens_per_second: tps,
             prefill_tokens_per_second: 0.0,
             speedup_vs_ar: if ar_tps > 0.0 { tps / ar_tps } else { 0.0 },
+            // The NAT matrix has one AR baseline, so it is also the fastest AR; NAT drafts nothing.
+            speedup_vs_fastest_ar: if ar_tps > 0.0 { tps / ar_tps } else { 0.0 },
+            draft_cost_share: 0.0,
             // NAT: every output token comes from the single pass; AR: one token per call
             tau: if strategy == "ar" { 1.0 } else { new_tokens as f64 / n.max(1) as f64 },
             acceptance_rate: 0.0,

@@ -30,12 +30,19 @@ pub struct ResultRow {
     pub decode_tokens_per_second: f64,
     /// Mean over prompts of prefill tokens/s.
     pub prefill_tokens_per_second: f64,
-    /// tokens_per_second / the same target's AR tokens_per_second in the same run (1.0 for AR).
+    /// tokens_per_second / the same target's AR tokens_per_second in the same run (1.0 for AR). For a pipeline
+    /// that verifies in batches this AR runs with the same numerics (padded where the export needs it).
     pub speedup_vs_ar: f64,
+    /// tokens_per_second / the fastest AR's tokens_per_second in the same category and run (the matrix's
+    /// `fastest_ar` pipeline, else the fastest AR row of the category).
+    pub speedup_vs_fastest_ar: f64,
     /// Tokens committed per target call, bonus included.
     pub tau: f64,
     /// Accepted / drafted draft tokens (0 for AR).
     pub acceptance_rate: f64,
+    /// Seconds of drafting per drafting round / seconds of one decode step of the same target's AR in the same
+    /// run (0 for AR): what a round's drafts cost, in target steps.
+    pub draft_cost_share: f64,
     /// Drafted and accepted tokens per draft position (SPACE: per candidate position), summed over prompts.
     #[serde(flatten)]
     pub positions: PositionCounts,
@@ -57,6 +64,9 @@ pub struct PositionCounts {
     pub accepted_per_position: Vec<usize>,
     /// accepted / drafted at each position.
     pub acceptance_per_position: Vec<f64>,
+    /// Share of drafting rounds that accepted at least d draft tokens, d = 1, 2, ... (cumulative acceptance by
+    /// depth: for a token tree the accepted path's length, whatever the tree's width).
+    pub acceptance_by_depth: Vec<f64>,
 }
 
 impl PositionCounts {
@@ -73,16 +83,42 @@ impl PositionCounts {
         }
         c.acceptance_per_position =
             c.drafted_per_position.iter().zip(&c.accepted_per_position).map(|(&d, &a)| if d == 0 { 0.0 } else { a as f64 / d as f64 }).collect();
+        // A round that drafted anything counts at position 0; accepted_per_position[d - 1] counts the rounds that
+        // accepted at least d tokens (record_step), so their ratio is the cumulative acceptance at depth d.
+        let rounds = c.drafted_per_position.first().copied().unwrap_or(0);
+        c.acceptance_by_depth = if rounds == 0 {
+            Vec::new()
+        } else {
+            let last = c.accepted_per_position.iter().rposition(|&a| a > 0).map_or(1, |i| i + 1);
+            c.accepted_per_position[..last].iter().map(|&a| a as f64 / rounds as f64).collect()
+        };
         c
+    }
+
+    /// Rounds that drafted at least one token.
+    fn rounds(&self) -> usize {
+        self.drafted_per_position.first().copied().unwrap_or(0)
     }
 
     /// "62/41/20%" for the markdown table, "-" when nothing was drafted.
     fn percentages(&self) -> String {
-        if self.acceptance_per_position.is_empty() {
-            return "-".into();
-        }
-        let parts: Vec<String> = self.acceptance_per_position.iter().map(|r| format!("{:.0}", 100.0 * r)).collect();
-        format!("{}%", parts.join("/"))
+        percentages(&self.acceptance_per_position)
+    }
+}
+
+/// Rates as "62/41/20%", "-" when empty.
+fn percentages(rates: &[f64]) -> String {
+    if rates.is_empty() {
+        return "-".into();
+    }
+    let parts: Vec<String> = rates.iter().map(|r| format!("{:.0}", 100.0 * r)).collect();
+    format!("{}%", parts.join("/"))
+}
+
+impl PositionCounts {
+    /// Cumulative acceptance by depth as "40/9/3%".
+    fn by_depth(&self) -> String {
+        percentages(&self.acceptance_by_depth)
     }
 }
 
@@ -128,6 +164,14 @@ impl ResultRow {
         let calls: usize = outputs.iter().map(|o| o.stats.target_calls).sum();
         let drafted: usize = outputs.iter().map(|o| o.stats.drafted).sum();
         let accepted: usize = outputs.iter().map(|o| o.stats.accepted).sum();
+        let positions =
+            PositionCounts::sum(outputs.iter().map(|o| (o.stats.drafted_per_position.as_slice(), o.stats.accepted_per_position.as_slice())));
+        // One AR decode step of the same target: its decode time over the tokens after the prefill's first one.
+        let ar_steps: usize = ar.iter().map(|o| o.stats.new_tokens.saturating_sub(1)).sum();
+        let ar_step_seconds = ar.iter().map(|o| o.stats.decode_seconds).sum::<f64>() / ar_steps.max(1) as f64;
+        let draft_seconds: f64 = outputs.iter().map(|o| o.stats.draft_seconds).sum();
+        let draft_cost_share =
+            if positions.rounds() == 0 || ar_step_seconds <= 0.0 { 0.0 } else { draft_seconds / positions.rounds() as f64 / ar_step_seconds };
         ResultRow {
             pipeline: pipeline.into(),
             strategy: strategy.into(),
@@ -139,11 +183,11 @@ impl ResultRow {
             decode_tokens_per_second: mean(outputs.iter().map(|o| o.stats.decode_tokens_per_second())),
             prefill_tokens_per_second: mean(outputs.iter().map(|o| o.stats.prefill_tokens_per_second())),
             speedup_vs_ar: ar_tokens_per_second.map(|a| if a > 0.0 { tps / a } else { 0.0 }).unwrap_or(1.0),
+            speedup_vs_fastest_ar: 0.0,
             tau: if calls == 0 { 0.0 } else { committed as f64 / calls as f64 },
             acceptance_rate: if drafted == 0 { 0.0 } else { accepted as f64 / drafted as f64 },
-            positions: PositionCounts::sum(
-                outputs.iter().map(|o| (o.stats.drafted_per_position.as_slice(), o.stats.accepted_per_position.as_slice())),
-            ),
+            draft_cost_share,
+            positions,
             identical_to_ar: (strategy != "ar").then(|| outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens)),
             overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
             peak_rss_mb,
@@ -180,8 +224,10 @@ pub(crate) fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
                 decode_tokens_per_second: w(&|r| r.decode_tokens_per_second),
                 prefill_tokens_per_second: w(&|r| r.prefill_tokens_per_second),
                 speedup_vs_ar: w(&|r| r.speedup_vs_ar),
+                speedup_vs_fastest_ar: w(&|r| r.speedup_vs_fastest_ar),
                 tau: w(&|r| r.tau),
                 acceptance_rate: w(&|r| r.acceptance_rate),
+                draft_cost_share: w(&|r| r.draft_cost_share),
                 positions: PositionCounts::sum(
                     group.iter().map(|r| (r.positions.drafted_per_position.as_slice(), r.positions.accepted_per_position.as_slice())),
                 ),
@@ -191,6 +237,29 @@ pub(crate) fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
             })
         })
         .collect()
+}
+
+/// Fills `speedup_vs_fastest_ar` of every category row: its tokens/s over that of the AR row of the pipeline named
+/// `fastest_ar` in the same category, or, without a name (or when that pipeline has no AR row there, with a
+/// warning), over the fastest AR row of the category.
+pub(crate) fn fill_speedup_vs_fastest_ar(rows: &mut [ResultRow], fastest_ar: Option<&str>) {
+    let categories: Vec<String> = rows.iter().map(|r| r.category.clone()).fold(Vec::new(), |mut v, c| {
+        if !v.contains(&c) {
+            v.push(c);
+        }
+        v
+    });
+    for category in categories {
+        let ar = rows.iter().filter(|r| r.category == category && r.strategy == "ar");
+        let named = fastest_ar.and_then(|name| ar.clone().find(|r| r.pipeline == name)).map(|r| r.tokens_per_second);
+        if let (Some(name), None) = (fastest_ar, named) {
+            eprintln!("bench: warning: fastest_ar `{name}` has no AR row in category {category}; using the fastest AR row measured");
+        }
+        let Some(base) = named.or_else(|| ar.map(|r| r.tokens_per_second).reduce(f64::max)) else { continue };
+        for r in rows.iter_mut().filter(|r| r.category == category) {
+            r.speedup_vs_fastest_ar = if base > 0.0 { r.tokens_per_second / base } else { 0.0 };
+        }
+    }
 }
 
 /// Per-prompt records for plots and audits.
@@ -221,11 +290,11 @@ pub fn peak_rss_mb() -> f64 {
 /// The Markdown table of the results.
 pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
     let mut s = String::from(
-        "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR | tau | acceptance | per position | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR (same numerics) | vs fastest AR | tau | acceptance | per position | by depth | draft cost (target steps) | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2} | {:.1}% | {} | {} | {:.1}% | {:.0} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.2}x | {:.2} | {:.1}% | {} | {} | {:.2} | {} | {:.1}% | {:.0} |\n",
             r.pipeline,
             r.strategy,
             r.category,
@@ -235,9 +304,12 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
             r.decode_tokens_per_second,
             r.prefill_tokens_per_second,
             r.speedup_vs_ar,
+            r.speedup_vs_fastest_ar,
             r.tau,
             100.0 * r.acceptance_rate,
             r.positions.percentages(),
+            r.positions.by_depth(),
+            r.draft_cost_share,
             match r.identical_to_ar {
                 None => "n/a",
                 Some(true) => "yes",
@@ -263,6 +335,7 @@ pub fn write(out: &Path, matrix: &BenchMatrix, rows: &[ResultRow], latency: &[La
             "max_new_tokens": matrix.max_new_tokens,
             "prompts_per_category": matrix.prompts_per_category,
             "warmup": matrix.warmup,
+            "fastest_ar": matrix.fastest_ar,
             "ignore_eos": matrix.ignore_eos,
             "greedy": true,
             "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -291,5 +364,48 @@ mod tests {
         assert_eq!(c.accepted_per_position, vec![5, 1, 0]);
         assert_eq!(c.percentages(), "83/25/0%");
         assert_eq!(PositionCounts::default().percentages(), "-");
+        // 6 rounds drafted: 5 accepted >= 1 token, 1 accepted >= 2; depth 3 never (trailing zeros dropped).
+        assert_eq!(c.by_depth(), "83/17%");
+        assert_eq!(PositionCounts::default().by_depth(), "-");
+    }
+
+    fn output(new_tokens: usize, decode_seconds: f64, draft_seconds: f64, drafted: &[usize], accepted: &[usize]) -> Output {
+        let stats = crate::stats::Stats {
+            new_tokens,
+            decode_seconds,
+            draft_seconds,
+            drafted_per_position: drafted.to_vec(),
+            accepted_per_position: accepted.to_vec(),
+            target_calls: 1,
+            ..Default::default()
+        };
+        Output { text: String::new(), tokens: vec![1; new_tokens], finish_reason: crate::generate::FinishReason::Length, stats }
+    }
+
+    #[test]
+    fn draft_cost_is_in_target_steps_and_speedups_divide_by_the_named_fastest_ar() {
+        // AR: 101 tokens in 1 s of decode = 10 ms per step. Drafting: 0.2 s over 40 drafting rounds = 5 ms = 0.5 steps.
+        let ar = vec![output(101, 1.0, 0.0, &[], &[])];
+        let spec = vec![output(101, 0.8, 0.2, &[40, 30], &[20, 5])];
+        let row = ResultRow::from_outputs("heads", "speculative", "m", "code", &spec, &ar, Some(100.0), 0.0);
+        assert!((row.draft_cost_share - 0.5).abs() < 1e-9, "{}", row.draft_cost_share);
+        assert_eq!(row.positions.acceptance_by_depth, vec![0.5, 0.125]);
+        let ar_row = ResultRow::from_outputs("heads", "ar", "m", "code", &ar, &ar, None, 0.0);
+        assert_eq!(ar_row.draft_cost_share, 0.0);
+        let at = |pipeline: &str, strategy: &str, tps: f64| ResultRow {
+            pipeline: pipeline.into(),
+            strategy: strategy.into(),
+            tokens_per_second: tps,
+            ..row.clone()
+        };
+        let mut rows = vec![at("fast", "ar", 100.0), at("heads", "ar", 80.0), at("heads", "speculative", 120.0), at("other", "ar", 150.0)];
+        fill_speedup_vs_fastest_ar(&mut rows, Some("fast"));
+        let s: Vec<f64> = rows.iter().map(|r| r.speedup_vs_fastest_ar).collect();
+        assert_eq!(s, vec![1.0, 0.8, 1.2, 1.5]);
+        // Without a name (or with an unknown one) the fastest AR row measured is the base.
+        fill_speedup_vs_fastest_ar(&mut rows, None);
+        assert_eq!(rows[2].speedup_vs_fastest_ar, 0.8);
+        fill_speedup_vs_fastest_ar(&mut rows, Some("missing"));
+        assert_eq!(rows[2].speedup_vs_fastest_ar, 0.8);
     }
 }

@@ -5,7 +5,8 @@
 //!   hidden states; CTC prefix beam search (collapse repeats, drop blanks) gives ranked candidate sequences.
 //! - `medusa`: one row per future position from the newest hidden state; a small beam over the per-row top-k.
 //! - `eagle`: one decoder layer over (hidden state, next token) pairs, drafting depth by depth (its own predicted
-//!   feature and token fed back), top-k alternatives at the first depth.
+//!   feature and token fed back), top-k alternatives at the first depth. The graph computes the output head for
+//!   the newest pair only, so a call costs nearly the same at S = 1 and S = window (docs/HEADS.md).
 //!
 //! Candidates are in TARGET ids (draft id i is `draft_vocab[i]`), best first; the strategy merges them into a
 //! token tree (crate::model::trie) and verifies the tree in one target pass.
@@ -200,8 +201,14 @@ impl HeadDrafter {
                 HeadInput::F32 { name: "hidden_states", data: &self.input, shape: &[1, s as i64, h as i64] },
                 HeadInput::I64 { name: "input_ids", data: &self.ids, shape: &[1, s as i64] },
             ])?;
+            // The newest pair's row: the last of the output (current exports return only that row, so the
+            // call's cost hardly grows with S; older ones return all S rows).
             let logits = self.graph.output("logits").ok_or_else(|| Error::Internal("head output `logits` missing".into()))?;
-            let row = &logits[(s - 1) * vd..s * vd];
+            let rows = logits.len() / vd;
+            if rows == 0 {
+                return Err(Error::Internal(format!("head output `logits` has {} values, less than one row of {vd}", logits.len())));
+            }
+            let row = &logits[(rows - 1) * vd..rows * vd];
             let best = top_k(row, if d == 0 { self.top_k } else { 1 });
             if d == 0 {
                 // Alternatives at the first depth join the tree as single tokens after the main chain.
@@ -215,7 +222,11 @@ impl HeadDrafter {
                 break;
             }
             let features = self.graph.output("features").ok_or_else(|| Error::Internal("head output `features` missing".into()))?;
-            let feature = features[(s - 1) * h..s * h].to_vec();
+            let rows = features.len() / h;
+            if rows == 0 {
+                return Err(Error::Internal(format!("head output `features` has {} values, less than one row of {h}", features.len())));
+            }
+            let feature = features[(rows - 1) * h..rows * h].to_vec();
             if s == self.window {
                 self.input.drain(..h);
                 self.ids.remove(0);

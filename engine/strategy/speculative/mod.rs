@@ -7,6 +7,7 @@
 //! [`crate::generate::OutputSink`] as AR, so stop tokens, stop strings and max_tokens inside an accepted draft end
 //! the output exactly where AR would.
 
+pub mod budget;
 pub mod cost;
 pub mod draft_model;
 pub mod drafter;

@@ -20,14 +20,20 @@
 //! is the bonus. The drafts are deterministic proposals, so every output token is exactly the target's draw given
 //! the tokens before it: greedy output equals AR and sampled output follows the target's distribution (tested:
 //! tests/draft_heads.rs). No draft probabilities are needed, which is what makes collapsed CTC candidates usable.
+//!
+//! Tree size: static (`max_nodes` / `max_depth` from the YAML), or with `window.policy: cost_model` chosen each
+//! round from the verify-cost curve measured at load and the running acceptance of each node
+//! ([`super::budget::NodeBudget`]; `max_nodes` is then the upper bound).
 
 use std::time::Instant;
 
+use super::budget::NodeBudget;
+use super::cost;
 use super::guard::PayoffGuard;
 use super::head::HeadDrafter;
 use super::ngram::NgramDrafter;
 use crate::error::Result;
-use crate::model::{trie, TokenTree};
+use crate::model::{trie, LanguageModel, TokenTree};
 use crate::stats::Details;
 use crate::strategy::{decode_loop, DecodeContext, RoundOutcome, Strategy};
 
@@ -45,7 +51,11 @@ pub(crate) struct TreeSpeculative {
     head: HeadDrafter,
     ngram: Option<NgramDrafter>,
     shape: TreeShape,
+    /// The tree as drafted (up to `shape.max_nodes`); `tree` is the prefix of it that is verified.
+    full: TokenTree,
     tree: TokenTree,
+    /// Chooses the verified prefix from the cost curve (`window.policy: cost_model`); `None` verifies it all.
+    sizer: Option<NodeBudget>,
     candidates: Vec<Vec<u32>>,
     path: Vec<usize>,
     guard: PayoffGuard,
@@ -60,7 +70,9 @@ impl TreeSpeculative {
             head,
             ngram,
             shape,
+            full: TokenTree::default(),
             tree: TokenTree::default(),
+            sizer: None,
             candidates: Vec::new(),
             path: Vec::new(),
             guard: PayoffGuard::new(false),
@@ -71,6 +83,13 @@ impl TreeSpeculative {
     /// Accepts nodes off the main chain too (see the module notes: not bitwise equal to AR on CPU kernels).
     pub(crate) fn with_side_branches(mut self, on: bool) -> Self {
         self.follow_side_branches = on;
+        self
+    }
+
+    /// Chooses the tree size each round from the measured verify-cost curve (see [`NodeBudget`]) instead of always
+    /// verifying `max_nodes`; `alpha` smooths the running acceptance and drafting cost.
+    pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64) -> Self {
+        self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
         self
     }
 
@@ -98,10 +117,22 @@ impl Strategy for TreeSpeculative {
         self.head.backend_seconds()
     }
 
+    fn prepare(&mut self, target: &mut LanguageModel) -> Result<()> {
+        if let Some(sizer) = self.sizer.as_mut().filter(|s| s.needs_curve()) {
+            // A tree pass of n nodes runs n rows like a chain pass of n tokens: the chain curve prices it.
+            let max = sizer.max_nodes().min(64).min(target.capacity() / 2).max(2);
+            sizer.set_curve(cost::measure_or_load(target, max)?);
+        }
+        Ok(())
+    }
+
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.head.reset();
         self.guard.reset();
-        let TreeSpeculative { head, ngram, shape, tree, candidates, path, guard, follow_side_branches } = self;
+        if let Some(sizer) = self.sizer.as_mut() {
+            sizer.reset();
+        }
+        let TreeSpeculative { head, ngram, shape, full, tree, sizer, candidates, path, guard, follow_side_branches } = self;
         let follow_side = *follow_side_branches;
         let prompt_len = ctx.prompt.len();
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
@@ -129,8 +160,14 @@ impl Strategy for TreeSpeculative {
                     }
                 }
             }
-            trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, tree);
-            ctx.stats.draft_seconds += t_draft.elapsed().as_secs_f64();
+            trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
+            let verified = sizer.as_mut().map_or(full.len(), |s| s.choose(full));
+            tree.tokens.clear();
+            tree.tokens.extend_from_slice(&full.tokens[..verified]);
+            tree.parents.clear();
+            tree.parents.extend_from_slice(&full.parents[..verified]);
+            let draft_seconds = t_draft.elapsed().as_secs_f64();
+            ctx.stats.draft_seconds += draft_seconds;
 
             let t_verify = Instant::now();
             if tree.len() == 1 {
@@ -170,6 +207,9 @@ impl Strategy for TreeSpeculative {
                 }
             };
             ctx.target.commit_tree_path(path)?;
+            if let Some(sizer) = sizer.as_mut() {
+                sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds);
+            }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
             let states = ctx.target.last_hidden_states().unwrap_or(&[]);
             for (i, &node) in path.iter().enumerate() {
