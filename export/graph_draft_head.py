@@ -240,7 +240,8 @@ def _block(f, x, mem, heads, bias, rope=None):
 
 def reference(kind: str, w: dict, cfg: dict, hidden: np.ndarray, mask=None, input_ids=None) -> dict:
     """Outputs of one head call (batch 1, no batch axis): medusa logits [N, Vd]; ctc logits [N, Vd+1];
-    eagle {features [S, H], logits [S, Vd]}. input_ids are TARGET ids (eagle)."""
+    eagle {features [S, H], logits [S, Vd]} for EVERY row (the training view; the ONNX graph returns the last row,
+    which equals row S-1 here because attention is causal). input_ids are TARGET ids (eagle)."""
     f = {k: v.astype(np.float64) for k, v in w.items()}
     hidden = np.asarray(hidden, np.float64)
     if kind == "medusa":
@@ -298,19 +299,31 @@ def _g_rope(g, x, cos, sin, hd, name):
                 name=name + "/Rope")
 
 
-def _g_block(g, w, x, mem, heads, H, bias, rope=None):
+def _g_block(g, w, x, mem, heads, H, bias, rope=None, last_only=False):
+    """The pre-norm block of `_block`. last_only (eagle): queries, residual and MLP for the LAST row only, keys and
+    values over every row (with causal attention the last row sees them all: no mask, bias None); rope is then
+    (cos, sin, cos_last, sin_last). Returns [1, 1, H] instead of [1, S, H]."""
     hd = H // heads
     h = _norm(g, x, w, "attn_norm.weight")
     m = h if mem is None else g.op("Concat", [mem, h], name="memory/Concat", axis=1)
-    q = _heads_split(g, _lin(g, h, w, "q_proj.weight"), heads, hd, "q")
+    if last_only:
+        last = (g.init("row.last.start", np.array([-1], np.int64)), g.init("row.last.end", np.array([2**62], np.int64)),
+                g.init("row.axis", np.array([1], np.int64)))
+        x = g.op("Slice", [x, *last], name="x/LastRow")
+        hq = g.op("Slice", [h, *last], name="h/LastRow")
+    else:
+        hq = h
+    q = _heads_split(g, _lin(g, hq, w, "q_proj.weight"), heads, hd, "q")
     k = _heads_split(g, _lin(g, m, w, "k_proj.weight"), heads, hd, "k")
     v = _heads_split(g, _lin(g, m, w, "v_proj.weight"), heads, hd, "v")
     if rope is not None:
-        q, k = _g_rope(g, q, *rope, hd, "q_rope"), _g_rope(g, k, *rope, hd, "k_rope")
+        qrope = rope[2:] if last_only else rope[:2]
+        q, k = _g_rope(g, q, *qrope, hd, "q_rope"), _g_rope(g, k, *rope[:2], hd, "k_rope")
     kt = g.op("Transpose", [k], name="k/KT", perm=[0, 1, 3, 2])
     s = g.op("MatMul", [q, kt], name="attn/QK")
     s = g.op("Mul", [s, g.init("attn.scale", np.array(1 / np.sqrt(hd), np.float32))], name="attn/Scale")
-    s = g.op("Add", [s, bias], name="attn/Bias")
+    if bias is not None:
+        s = g.op("Add", [s, bias], name="attn/Bias")
     p = g.op("Softmax", [s], name="attn/Softmax", axis=-1)
     a = g.op("MatMul", [p, v], name="attn/PV")
     a = g.op("Transpose", [a], name="attn/T", perm=[0, 2, 1, 3])
@@ -334,10 +347,11 @@ def io_spec(kind: str, cfg: dict) -> dict:
         return {"inputs": [{"name": "hidden_states", "dtype": f, "shape": [1, W, H]},
                            {"name": "hidden_mask", "dtype": i, "shape": [1, W]}],
                 "outputs": [{"name": "logits", "dtype": f, "shape": [1, N, vd + 1]}]}
+    # eagle: the outputs are the newest (last) pair's row only
     return {"inputs": [{"name": "hidden_states", "dtype": f, "shape": [1, "seq", H]},
                        {"name": "input_ids", "dtype": i, "shape": [1, "seq"]}],
-            "outputs": [{"name": "features", "dtype": f, "shape": [1, "seq", H]},
-                        {"name": "logits", "dtype": f, "shape": [1, "seq", vd]}]}
+            "outputs": [{"name": "features", "dtype": f, "shape": [1, 1, H]},
+                        {"name": "logits", "dtype": f, "shape": [1, 1, vd]}]}
 
 
 def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
@@ -380,16 +394,18 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
         hn = _norm(g, "hidden_states", w, "hidden_norm.weight")
         x = g.op("Concat", [e, hn], name="fc/Concat", axis=-1)
         x = _lin(g, x, w, "fc.weight", "fc.bias")
+        # Only the newest pair's feature and logits are computed (the engine reads nothing else): the output
+        # matrix dominates a call, so the cost no longer grows with S in it (docs/HEADS.md, measured).
         S = g.op("Shape", ["input_ids"], name="seq/Shape", start=1, end=2)
+        S1 = g.op("Sub", [S, g.init("one_i64", np.array([1], np.int64))], name="seq/Last")
         zero = g.init("zero", np.array([0], np.int64))
         axis0 = g.init("axis0", np.array([0], np.int64))
-        cos, sin = rope_tables(hd, W)
-        cos = g.op("Slice", [g.init("rope.cos", cos.astype(np.float32)), zero, S, axis0], name="rope/cos")
-        sin = g.op("Slice", [g.init("rope.sin", sin.astype(np.float32)), zero, S, axis0], name="rope/sin")
-        causal = np.triu(np.full((W, W), -1e9, np.float32), 1)
-        c = g.op("Slice", [g.init("causal", causal), zero, S, axis0], name="causal/Rows")
-        c = g.op("Slice", [c, zero, S, g.init("axis1", np.array([1], np.int64))], name="causal/Cols")
-        x = _g_block(g, w, x, None, heads, H, c, rope=(cos, sin))
+        cos_t, sin_t = (g.init(n, t.astype(np.float32)) for n, t in zip(("rope.cos", "rope.sin"), rope_tables(hd, W)))
+        cos = g.op("Slice", [cos_t, zero, S, axis0], name="rope/cos")
+        sin = g.op("Slice", [sin_t, zero, S, axis0], name="rope/sin")
+        cos_last = g.op("Slice", [cos_t, S1, S, axis0], name="rope/cos_last")
+        sin_last = g.op("Slice", [sin_t, S1, S, axis0], name="rope/sin_last")
+        x = _g_block(g, w, x, None, heads, H, None, rope=(cos, sin, cos_last, sin_last), last_only=True)
         g.op("Identity", [x], name="features/Identity", outputs=["features"])
         h = _norm(g, x, w, "out_norm.weight")
         g.op("MatMul", [h, g.init("lm_head.weight.T", np.ascontiguousarray(w["lm_head.weight"].T))],

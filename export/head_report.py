@@ -43,21 +43,28 @@ def _feeds(man, S=None):
     return feeds
 
 
-def time_heads(target: str, heads: list, threads=(1, 2), reps: int = 50, rounds: int = 5) -> dict:
+def time_heads(target: str, heads: list, threads=(1, 2), reps: int = 50, rounds: int = 5, sizes=None) -> dict:
+    """Median/best ms of each head call and of one target step, interleaved round by round. `sizes`: the S an
+    eagle head is timed at (default 1 and its window). Two heads of one kind are told apart by their folder."""
     from .ort_runner import OrtDecoder
     out = {"load_avg_start": os.getloadavg()[0], "threads": {}}
+    mans = []
+    for h in heads:
+        with open(os.path.join(h, "manifest.json")) as f:
+            mans.append((h, json.load(f)))
+    kinds = [m["head"]["kind"] for _, m in mans]
     for th in threads:
         dec = OrtDecoder(target, capacity=300, threads=th)
         ctx = [int(t) for t in np.random.default_rng(0).integers(3, 5000, 256)]
         dec.forward(ctx, np.arange(256), 0, logits_indices=[255])
         cases = []
-        for h in heads:
-            with open(os.path.join(h, "manifest.json")) as f:
-                man = json.load(f)
+        for h, man in mans:
             sess = _session(h, th)
-            sizes = [None] if man["head"]["kind"] != "eagle" else [1, man["head"]["window"]]
-            for S in sizes:
-                cases.append((f"{man['head']['kind']}" + (f" S={S}" if S else ""), sess, _feeds(man, S)))
+            kind = man["head"]["kind"]
+            ss = [None] if kind != "eagle" else (sizes or [1, man["head"]["window"]])
+            tag = f" [{os.path.basename(os.path.normpath(h))}]" if kinds.count(kind) > 1 else ""
+            for S in ss:
+                cases.append((kind + (f" S={S}" if S else "") + tag, sess, _feeds(man, S)))
         res = {name: [] for name, _, _ in cases}
         res["target decode step"] = []
         for name, sess, feeds in cases:
@@ -176,6 +183,7 @@ def main(argv=None) -> int:
     t.add_argument("--reps", type=int, default=50)
     t.add_argument("--rounds", type=int, default=5)
     t.add_argument("--json", default=None)
+    t.add_argument("--sizes", default=None, help="eagle: comma-separated S to time (default: 1 and the window)")
     q = sub.add_parser("summary")
     q.add_argument("folders", nargs="+")
     q.add_argument("--timing", default=None)
@@ -189,7 +197,8 @@ def main(argv=None) -> int:
     if a.cmd == "plot":
         plot(a.folders, a.out)
         return 0
-    res = time_heads(a.target, a.heads, tuple(int(x) for x in a.threads.split(",")), a.reps, a.rounds)
+    sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else None
+    res = time_heads(a.target, a.heads, tuple(int(x) for x in a.threads.split(",")), a.reps, a.rounds, sizes)
     s = json.dumps(res, indent=2)
     print(s)
     if a.json:

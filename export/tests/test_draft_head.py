@@ -31,6 +31,12 @@ def _cfg(kind, H=48, V=300, vd=120):
     return d, vocab
 
 
+def _graph_rows(kind, ref_out):
+    """The reference rows the graph returns: eagle computes only the newest pair's row (the last), the other kinds
+    every row."""
+    return ref_out[-1:] if kind == "eagle" else ref_out
+
+
 def _inputs(kind, cfg, rng, V=300, S=5, pad=0):
     H, W = cfg["hidden_size"], cfg["window"]
     if kind == "medusa":
@@ -67,9 +73,33 @@ def test_graph_matches_reference(kind, tmp_path):
         ref = gdh.reference(kind, w, cfg, feeds["hidden_states"][0], mask=feeds.get("hidden_mask", [None])[0],
                             input_ids=feeds.get("input_ids", [None])[0])
         for name, r in ref.items():
-            got = outs[name][0]
+            got, r = outs[name][0], _graph_rows(kind, r)
             assert got.shape == r.shape, (name, got.shape, r.shape)
             assert np.abs(got - r).max() < 1e-4 * max(1.0, np.abs(r).max()), (kind, case, name, np.abs(got - r).max())
+
+
+def test_eagle_graph_returns_the_newest_row_only(tmp_path):
+    """The EAGLE graph computes the output head for the last pair only, and that row is the reference's row S-1
+    (not row 0, nor a row of a shorter input): checked for several S against rows that differ."""
+    V = 300
+    cfg, vocab = _cfg("eagle", V=V)
+    w = gdh.random_weights("eagle", cfg["hidden_size"], len(vocab), cfg["slots"], cfg["window"], cfg["ffn"], 4)
+    target = {"source_sha256": "0" * 64, "tokenizer_sha256": "1" * 64, "hidden_size": cfg["hidden_size"],
+              "vocab_size": V}
+    man = gdh.export_head(str(tmp_path), "eagle", w, {k: v for k, v in cfg.items() if k not in ("index", "draft_vocab_size")},
+                          vocab, target, {"recipe": "test"}, {"coverage": None})
+    assert [o["shape"][1] for o in man["graph"]["outputs"]] == [1, 1]
+    sess = _session(str(tmp_path))
+    rng = np.random.default_rng(7)
+    for S in (1, 4, cfg["window"]):
+        feeds = _inputs("eagle", cfg, rng, V=V, S=S)
+        feats, logits = sess.run(["features", "logits"], feeds)
+        assert feats.shape == (1, 1, cfg["hidden_size"]) and logits.shape == (1, 1, len(vocab)), (S, feats.shape)
+        ref = gdh.reference("eagle", w, cfg, feeds["hidden_states"][0], input_ids=feeds["input_ids"][0])
+        tol = 1e-4 * max(1.0, np.abs(ref["logits"]).max())
+        assert np.abs(logits[0, 0] - ref["logits"][-1]).max() < tol
+        if S > 1:  # negative control: the first row (what a wrong slice would return) is far from it
+            assert np.abs(logits[0, 0] - ref["logits"][0]).max() > 100 * tol
 
 
 def test_ctc_padding_is_ignored(tmp_path):
@@ -230,4 +260,6 @@ def test_trained_head_exports_and_matches_reference(kind, tmp_path):
     ref = gdh.reference(kind, w, cfg, feeds["hidden_states"][0], mask=feeds.get("hidden_mask", [None])[0],
                         input_ids=feeds.get("input_ids", [None])[0])
     for name, r in ref.items():
+        r = _graph_rows(kind, r)
+        assert outs[name][0].shape == r.shape, (name, outs[name][0].shape, r.shape)
         assert np.abs(outs[name][0] - r).max() < 1e-4 * max(1.0, np.abs(r).max()), name
