@@ -2,24 +2,30 @@
 //! heads bound to the tiny target) and several tree shapes, with and without prompt lookup, greedy output equals
 //! AR of the same target and numerics over many prompts and 256+ tokens; sampled output follows the target's
 //! distribution (chi-square, alpha 0.001). A head bound to another target, or a target without hidden states,
-//! is a clear error.
+//! is a clear error. Trees sized each round from the measured cost curve (`window.policy: cost_model`) are lossless
+//! too.
 
 mod common;
 
 use std::collections::HashMap;
 
 use common::*;
-use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig};
+use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
 use specrt::{GenerationRequest, Pipeline, Prompt};
 
 const ALPHA: f64 = 0.001;
 const KINDS: [&str; 3] = ["ctc", "medusa", "eagle"];
 
 fn head(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool) -> StrategyConfig {
+    head_with(kind, max_nodes, max_depth, ngram, WindowPolicyKind::Static)
+}
+
+/// `policy: cost_model` sizes the tree each round from the measured verify-cost curve (at most `max_nodes`).
+fn head_with(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool, policy: WindowPolicyKind) -> StrategyConfig {
     StrategyConfig::Speculative {
         drafter: DrafterConfig::Head { model: model_dir(&format!("tiny-fp32-{kind}-head")), beam: 4, top_k: 3, max_nodes, max_depth, ngram },
         // The payoff guard off: these tests exercise the tree on every round.
-        window: WindowConfig { fallback: false, ..Default::default() },
+        window: WindowConfig { policy, fallback: false, ..Default::default() },
         allow_lossy: false,
     }
 }
@@ -50,16 +56,21 @@ fn greedy_tree_verification_equals_ar_for_every_head_kind_and_shape() {
     let n = 260;
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy(q, n), &mut |_| true).unwrap().tokens).collect();
-    // (nodes, depth, hybrid): a chain-like tree, a small bushy tree, a larger tree with prompt lookup.
-    let shapes = [(4, 3, false), (6, 2, false), (12, 6, true)];
+    // (nodes, depth, hybrid, sizing): a chain-like tree, a small bushy tree, a larger tree with prompt lookup, and
+    // trees sized each round from the cost curve (with and without prompt lookup).
+    let (fixed, sized) = (WindowPolicyKind::Static, WindowPolicyKind::CostModel);
+    let shapes = [(4, 3, false, fixed), (6, 2, false, fixed), (12, 6, true, fixed), (8, 3, false, sized), (12, 4, true, sized)];
     for kind in KINDS {
         let (mut drafted, mut accepted) = (0, 0);
         for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
-            let (nodes, depth, hybrid) = shapes[i % shapes.len()];
-            p.set_strategy(head(kind, nodes, depth, hybrid)).unwrap();
+            let (nodes, depth, hybrid, policy) = shapes[i % shapes.len()];
+            p.set_strategy(head_with(kind, nodes, depth, hybrid, policy)).unwrap();
             let out = p.generate(&greedy(prompt, n), &mut |_| true).unwrap();
             let diff = out.tokens.iter().zip(want).position(|(a, b)| a != b);
-            assert_eq!(diff, None, "{kind} head, tree ({nodes} nodes, depth {depth}, ngram {hybrid}): prompt {i} differs from AR at token {diff:?}");
+            assert_eq!(
+                diff, None,
+                "{kind} head, tree ({nodes} nodes, depth {depth}, ngram {hybrid}, {policy:?}): prompt {i} differs from AR at token {diff:?}"
+            );
             assert_eq!(out.tokens.len(), want.len());
             drafted += out.stats.drafted;
             accepted += out.stats.accepted;
@@ -183,20 +194,23 @@ fn trained_heads_on_smollm2_are_lossless() {
         let req = GenerationRequest { max_tokens: Some(256), chat: Some(true), ignore_eos: true, ..GenerationRequest::text(prompt) };
         p.set_strategy(StrategyConfig::Ar {}).unwrap();
         let ar = p.generate(&req, &mut |_| true).unwrap();
-        for kind in ["ctc", "medusa"] {
+        // The static 4-node tree of the shipped configs, and Medusa with the tree sized from the cost curve.
+        for (kind, max_nodes, policy) in
+            [("ctc", 4, WindowPolicyKind::Static), ("medusa", 4, WindowPolicyKind::Static), ("medusa", 8, WindowPolicyKind::CostModel)]
+        {
             let drafter = DrafterConfig::Head {
                 model: model_dir(&format!("smollm2-135m-instruct-int4-{kind}-head")),
                 beam: 3,
                 top_k: 3,
-                max_nodes: 4,
+                max_nodes,
                 max_depth: 3,
                 ngram: true,
             };
-            let window = WindowConfig { fallback: false, ..Default::default() };
+            let window = WindowConfig { policy, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
             let out = p.generate(&req, &mut |_| true).unwrap();
             let diff = out.tokens.iter().zip(&ar.tokens).position(|(a, b)| a != b);
-            assert_eq!(diff, None, "{kind} head differs from AR at token {diff:?} on {prompt:?}");
+            assert_eq!(diff, None, "{kind} head ({policy:?}) differs from AR at token {diff:?} on {prompt:?}");
             assert_eq!(out.tokens.len(), ar.tokens.len());
             assert!(out.stats.accepted > 0, "{kind}: the trained head never hit on {prompt:?}");
             eprintln!("{kind}: tau {:.2}, acceptance {:.0}% on {prompt:.30}", out.stats.tau(), 100.0 * out.stats.acceptance_rate());
