@@ -161,9 +161,10 @@ train-nat: train-env translation-pairs
 
 # SPACE (issue 13; docs/SPACE.md): self-distilled data, then LoRA + mask-row training, one thread each, within
 # SPACE_MINUTES of training (the preset fits 120 minutes on 2 cores with the data stage); the artifact is committed
-# (export/trained/smollm2-space) and `space-model` merges it into an int8 export with the mask token.
+# (export/trained/smollm2-space) and `space-model` adds it to the exact int4 export as a low-rank path on the mask
+# rows only (real tokens compute the base model: SPACE's output is the base model's own greedy output).
 SPACE_TRAINED := export/trained/smollm2-space
-SPACE_MODEL := $(MODELS)/smollm2-135m-instruct-int8-space
+SPACE_MODEL := $(MODELS)/smollm2-135m-instruct-int4-space
 SPACE_K ?= 4
 SPACE_MINUTES ?= 85
 # cosine schedule length: ~10 s per step at 1 thread (measured), so 85 minutes hold ~450 steps
@@ -183,10 +184,10 @@ test-train-space: $(TRAIN_VENV)/.space-stamp
 	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_space_train.py
 space-model: $(SPACE_MODEL)/manifest.json
 $(SPACE_MODEL)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
-	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int8 --out $(SPACE_MODEL)
-# Quality cost of the fine-tune (held-out NLL, HumanEval pass@1): base int8 vs fine-tuned int8, same run.
-space-quality: space-model $(MODELS)/smollm2-135m-instruct-int8/manifest.json
-	$(VPY) -m export.space_quality --model base=$(MODELS)/smollm2-135m-instruct-int8 --model space=$(SPACE_MODEL) \
+	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --out $(SPACE_MODEL)
+# Quality of the SPACE export against the base (held-out NLL, HumanEval pass@1): int4 base vs int4 SPACE, same run.
+space-quality: space-model $(MODELS)/smollm2-135m-instruct-int4/manifest.json
+	$(VPY) -m export.space_quality --model base=$(MODELS)/smollm2-135m-instruct-int4 --model space=$(SPACE_MODEL) \
 		--out bench-out/space-quality
 
 # NAT vs its AR baseline: BLEU/chrF on the held-out pairs, batch-1 latency, batched throughput; then the plot.

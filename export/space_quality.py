@@ -1,7 +1,7 @@
 """Quality cost of the SPACE fine-tune: held-out NLL and HumanEval pass@1, base vs fine-tuned (ONNX Runtime, CPU).
 
-    python -m export.space_quality --model base=models/smollm2-135m-instruct-int8 \
-        --model space=models/smollm2-135m-instruct-int8-space --out bench-out/space-quality
+    python -m export.space_quality --model base=models/smollm2-135m-instruct-int4 \
+        --model space=models/smollm2-135m-instruct-int4-space --out bench-out/space-quality
 
 - NLL: mean next-token negative log-likelihood (nats/token) on held-out text the fine-tune never saw: the
   held-out split (head_data.split_of) of the English prose (npm nlp-corpus) and of the machine's Python standard

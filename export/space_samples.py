@@ -73,3 +73,34 @@ def collate(samples: list, pad_id: int = 0) -> dict:
         out["visible"][b, :n, :n] = s["visible"]
         out["visible"][b, np.arange(n, N), np.arange(n, N)] = True
     return out
+
+
+def collate_split(samples: list, pad_id: int = 0) -> dict:
+    """The same packed samples as two blocks, for two calls through a KV cache: "real" (every sample's real tokens,
+    right-padded to Lmax, causal) and "mask" (its mask groups, right-padded to Mmax; their visibility has the real
+    columns first, then the mask block's own columns at Lmax..). With adapters on mask rows only, the real block
+    computes the frozen base model, so training runs it without gradients and back-propagates through the mask
+    block alone (about half the work of a fused fwd+bwd on ~250 real + 96 mask tokens).
+    Pads see only themselves and carry IGNORE labels, as in `collate`."""
+    B = len(samples)
+    lens = [int((s["kind"] == 0).sum()) for s in samples]
+    L, M = max(lens), max(len(s["ids"]) - n for s, n in zip(samples, lens))
+    real = {"ids": np.full((B, L), pad_id, np.int64), "positions": np.zeros((B, L), np.int64),
+            "labels": np.full((B, L), IGNORE, np.int64), "visible": np.zeros((B, L, L), bool)}
+    mask = {"ids": np.full((B, M), pad_id, np.int64), "positions": np.zeros((B, M), np.int64),
+            "labels": np.full((B, M), IGNORE, np.int64), "kind": np.zeros((B, M), np.int64),
+            "visible": np.zeros((B, M, L + M), bool)}
+    for b, (s, n) in enumerate(zip(samples, lens)):
+        if (s["kind"][:n] != 0).any():
+            raise ValueError("a packed sample must hold its real tokens first, then its mask groups")
+        m = len(s["ids"]) - n
+        for key in ("ids", "positions", "labels"):
+            real[key][b, :n] = s[key][:n]
+            mask[key][b, :m] = s[key][n:]
+        mask["kind"][b, :m] = s["kind"][n:]
+        real["visible"][b, :n, :n] = s["visible"][:n, :n]
+        real["visible"][b, np.arange(n, L), np.arange(n, L)] = True
+        mask["visible"][b, :m, :n] = s["visible"][n:, :n]
+        mask["visible"][b, :m, L:L + m] = s["visible"][n:, n:]
+        mask["visible"][b, np.arange(m, M), L + np.arange(m, M)] = True
+    return {"real": real, "mask": mask}

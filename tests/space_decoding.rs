@@ -4,7 +4,10 @@
 //! output follows AR's distribution (chi-square, alpha 0.001); bad configs are clear errors. Each guarantee has a
 //! negative control: a deliberately wrong layout (masks visible to later tokens) breaks identity and the KV check,
 //! and the reference code's "sample from p" replacement is caught by the sampling test. The fine-tuned SmolLM2
-//! identity test runs on models/smollm2-135m-instruct-int8-space (made by `make fixtures`).
+//! identity test runs SPACE on models/smollm2-135m-instruct-int4-space (the adapter on mask rows only, made by
+//! `make fixtures`) against AR of the PLAIN base export models/smollm2-135m-instruct-int4: SPACE is lossless
+//! against the base model itself. Its negative control (the same adapter merged into every weight changes the
+//! base's greedy output) is export/tests/test_space_export.py.
 
 mod common;
 
@@ -236,29 +239,36 @@ fn space_stats_reach_the_json_and_per_position_acceptance() {
 }
 
 #[test]
-fn fine_tuned_smollm2_space_equals_its_ar() {
+fn fine_tuned_smollm2_space_equals_the_base_models_ar() {
     const PROMPTS: [&str; 3] = [
         "Write a Python function that checks whether a string is a palindrome.",
         "Explain in a few sentences why the sky is blue.",
         "List three tips for writing clear commit messages.",
     ];
-    let dir = root().join("models").join("smollm2-135m-instruct-int8-space");
-    // `make fixtures` merges the committed fine-tune (export/trained/smollm2-space) into this export; a missing
-    // folder is a failure, not a skip, so the test cannot pass without running.
-    assert!(dir.join("manifest.json").is_file(), "{} is missing: run `make space-model` (part of `make fixtures`)", dir.display());
+    let dir = root().join("models").join("smollm2-135m-instruct-int4-space");
+    let base_dir = root().join("models").join("smollm2-135m-instruct-int4");
+    // `make fixtures` adds the committed fine-tune (export/trained/smollm2-space) to the int4 export as a low-rank
+    // path gated to mask rows; a missing folder is a failure, not a skip, so the test cannot pass without running.
+    for d in [&dir, &base_dir] {
+        assert!(d.join("manifest.json").is_file(), "{} is missing: run `make fixtures` (space-model)", d.display());
+    }
     let tmp = tempfile::tempdir().unwrap();
     let cfg = pipeline_yaml(tmp.path(), &dir, "strategy:\n  kind: space\n  fallback: false\n");
     let mut p = Pipeline::load(&cfg).unwrap();
+    // The base pipeline loads speculative so its target is probed for batch invariance like the SPACE target (int4
+    // with int8 activations pads its one-token steps); AR afterwards runs with the verification pass's numerics.
+    let base_tmp = tempfile::tempdir().unwrap();
+    let mut base = Pipeline::load(&pipeline_yaml(base_tmp.path(), &base_dir, SPECULATIVE_YAML)).unwrap();
+    base.set_strategy(StrategyConfig::Ar {}).unwrap();
     let mut accepted = 0;
     for prompt in PROMPTS {
         let req = GenerationRequest { max_tokens: Some(256), chat: Some(true), ignore_eos: true, ..GenerationRequest::text(prompt) };
-        p.set_strategy(StrategyConfig::Ar {}).unwrap();
-        let ar = p.generate(&req, &mut |_| true).unwrap();
+        let ar = base.generate(&req, &mut |_| true).unwrap();
         for candidates in [SpaceCandidates::All, SpaceCandidates::Last] {
             p.set_strategy(space(None, candidates)).unwrap();
             let out = p.generate(&req, &mut |_| true).unwrap();
             let diff = out.tokens.iter().zip(&ar.tokens).position(|(a, b)| a != b);
-            assert_eq!(diff, None, "SPACE ({candidates:?}) differs from AR at token {diff:?} on {prompt:?}");
+            assert_eq!(diff, None, "SPACE ({candidates:?}) differs from the base model's AR at token {diff:?} on {prompt:?}");
             assert_eq!(out.tokens.len(), ar.tokens.len());
             accepted += out.stats.accepted;
         }

@@ -55,6 +55,21 @@ pub struct SpaceSpec {
     pub mask_token_id: u32,
     /// Mask tokens per group the model was trained with (1..=[`SpaceSpec::MAX_K`]).
     pub k: usize,
+    /// Where the fine-tune's adapters act; absent in exports written before the key existed (those were merged).
+    /// Decoding is the same either way; the key tells a reader which model SPACE is lossless against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<SpaceAdapter>,
+}
+
+/// The `space.adapter` key: how the SPACE fine-tune sits in the graph (docs/SPACE.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpaceAdapter {
+    /// A low-rank path gated to mask-token rows: real tokens compute exactly the base model, so SPACE's greedy
+    /// output is the base model's.
+    MaskOnly,
+    /// The low-rank deltas merged into every weight: SPACE's output is the fine-tuned model's own.
+    Merged,
 }
 
 impl SpaceSpec {

@@ -3,7 +3,12 @@
 - a packed batch computes every mask group exactly as its own decode-time segment (context up to the owner, then
   k masks at positions owner+1..owner+k, causal) and every real token exactly as plain causal decoding; negative
   control: letting one mask see one token past its owner changes its logits;
-- training is deterministic from the seed (two runs equal, another seed differs) and lowers the loss;
+- mask-only adapters (the default): with random nonzero A/B every real-token row's logits equal the base model's
+  bitwise, masks in the batch or not (negative control: the same adapters merged change them);
+- the split training batch (real block without gradients through a KV cache, then the mask block) gives the fused
+  call's mask logits and losses;
+- training is deterministic from the seed (two runs equal, another seed differs) and lowers the loss; mask-only
+  training leaves the held-out next-token NLL exactly the base's;
 - the float16 artifact round trip leaves the model the artifact describes.
 """
 from __future__ import annotations
@@ -17,13 +22,14 @@ torch = pytest.importorskip("torch")  # only the training venv has torch
 
 from export.space_model import NEG, SpaceDecoder  # noqa: E402
 from export.space_samples import pack  # noqa: E402
-from export.train_space import add_train_args, fp16_roundtrip, train_loop  # noqa: E402
+from export.space_samples import collate, collate_split  # noqa: E402
+from export.train_space import add_train_args, evaluate, fp16_roundtrip, losses, split_losses, to_torch, train_loop  # noqa: E402
 
 SEQ = [40, 71, 300, 5, 17, 99, 256, 3, 120, 77, 8, 200, 31]
 
 
-def tiny_model(tiny_ck, seed=0):
-    m = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=seed)
+def tiny_model(tiny_ck, seed=0, adapter="mask_only"):
+    m = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=seed, adapter=adapter)
     g = torch.Generator().manual_seed(seed + 100)
     with torch.no_grad():  # a non-trivial adapter and mask row (B = 0 at init would hide LoRA bugs)
         for mod in m.lora:
@@ -64,6 +70,38 @@ def test_packed_groups_equal_separate_segments(tiny_ck, k):
     assert float((leaked[L + k] - packed[L + k]).abs().max()) > 1e-3
 
 
+def test_mask_only_real_rows_are_the_base_model_bitwise(tiny_ck):
+    m = tiny_model(tiny_ck)
+    s = pack(SEQ, 4, [3, 6, 10], 3, m.mask_id)
+    L = len(SEQ)
+    gated = run(m, s["ids"], s["positions"], s["visible"])
+    m.use_lora = False
+    base = run(m, s["ids"], s["positions"], s["visible"])
+    plain = run(m, SEQ, np.arange(L), causal(L))
+    m.use_lora = True
+    assert torch.equal(gated[:L], base[:L])
+    assert torch.equal(run(m, SEQ, np.arange(L), causal(L)), plain)  # no mask in the input at all
+    assert float((gated[L:] - base[L:]).abs().max()) > 1e-2  # the adapters do act on the masks
+    merged = tiny_model(tiny_ck, adapter="merged")  # negative control: the same A/B on every row
+    assert float((run(merged, s["ids"], s["positions"], s["visible"])[:L] - base[:L]).abs().max()) > 1e-2
+
+
+def test_split_batch_equals_the_fused_call(tiny_ck):
+    m = tiny_model(tiny_ck)
+    samples = [pack(SEQ, 4, [3, 6, 10], 3, m.mask_id), pack(SEQ[:9], 2, [2, 5], 3, m.mask_id),
+               pack(SEQ[:7], 3, [], 3, m.mask_id)]  # different lengths, one without groups
+    fused = losses(m, to_torch(collate(samples)), 3)
+    split = split_losses(m, collate_split(samples), 3)
+    assert abs(float(fused["ar"].detach()) - float(split["ar"])) < 1e-5
+    assert abs(float(fused["mask"].detach()) - float(split["mask"].detach())) < 1e-5
+    assert fused["hits"] == split["hits"] and fused["n_mask"] == split["n_mask"] == 12
+    assert split["mask"].requires_grad and not split["ar"].requires_grad
+    # negative control: the mask block's visibility is used (group 2's first mask now also sees group 1's first)
+    sb = collate_split(samples)
+    sb["mask"]["visible"][0, 3, len(SEQ) + 0] = True
+    assert abs(float(split_losses(m, sb, 3)["mask"].detach()) - float(split["mask"].detach())) > 1e-4
+
+
 def args(**kw):
     p = argparse.ArgumentParser()
     add_train_args(p)
@@ -85,9 +123,9 @@ def synthetic(n=12, seed=0):
     return out
 
 
-def train_tiny(tiny_ck, seed, steps):
+def train_tiny(tiny_ck, seed, steps, adapter="mask_only"):
     torch.manual_seed(seed)
-    m = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=seed)
+    m = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=seed, adapter=adapter)
     st = train_loop(m, synthetic(), args(seed=seed, steps=steps, k=3, groups=4, batch=4, lr=3e-3, lr_mask=1e-2,
                                          warmup=1), deadline=float("inf"), state={})
     return m, st
@@ -101,9 +139,19 @@ def test_training_is_deterministic_from_the_seed_and_learns(tiny_ck):
     assert all(torch.equal(a[key], b[key]) for key in a)
     assert [r["ar"] for r in s1["curve"]] == [r["ar"] for r in s2["curve"]]
     assert not all(torch.equal(a[key], c[key]) for key in a)  # negative control: the seed matters
-    _, long = train_tiny(tiny_ck, 0, 30)
+    _, long = train_tiny(tiny_ck, 0, 30, adapter="merged")
     first, last = long["curve"][0], long["curve"][-1]
     assert last["mask"] < first["mask"] - 0.5 and last["ar"] < first["ar"] - 0.5
+
+
+def test_mask_only_training_learns_the_masks_and_keeps_the_base(tiny_ck):
+    ev = synthetic()[:4]  # training sequences, other owners: 30 steps on a random tiny model do not generalise
+    fresh = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=0)
+    before = evaluate(fresh, ev, 3, 4, fresh.mask_id, 2)
+    m, st = train_tiny(tiny_ck, 0, 30)
+    after = evaluate(m, ev, 3, 4, m.mask_id, 2)
+    assert after["mask_nll"] < before["mask_nll"] - 0.5
+    assert after["ar_nll"] == before["ar_nll"] and after["top1_by_slot"][0] == before["top1_by_slot"][0]
 
 
 def test_fp16_roundtrip_is_the_artifact(tiny_ck):
@@ -126,7 +174,7 @@ def test_merged_export_equals_the_trained_model(tiny_ck, tmp_path):
     from export.space_merge import merge_folder
     from export.train_space import probe_segment, save_artifact
 
-    m = tiny_model(tiny_ck)
+    m = tiny_model(tiny_ck, adapter="merged")
     sd = fp16_roundtrip(m)
     man = {"k": 3, "lora": {"rank": 4, "alpha": 8}, "base": {}}
     art = str(tmp_path / "art")
@@ -156,3 +204,35 @@ def ort_probe(dec, probe: dict) -> np.ndarray:
     bias = np.where(probe["visible"].astype(bool), 0.0, -1e9).astype(np.float32)
     dec.forward(probe["ids"][:o], probe["positions"][:o], 0)
     return dec.forward(probe["ids"][o:], probe["positions"][o:], o, bias=bias[o:])
+
+
+def test_gated_export_equals_the_trained_model(tiny_ck, tmp_path):
+    """Mask-only artifact -> low-rank path gated to mask rows in an fp32 ONNX export: the probe's mask rows equal
+    the torch model's, its real rows equal the same export without the adapter bitwise; negative control: the
+    export without the adapter misses the trained mask rows."""
+    from safetensors.numpy import load_file
+
+    from export.ort_runner import OrtDecoder
+    from export.pipeline import export_checkpoint
+    from export.space_merge import lowrank_folder
+    from export.train_space import probe_segment, save_artifact
+
+    m = tiny_model(tiny_ck)
+    sd = fp16_roundtrip(m)
+    man = {"k": 3, "lora": {"rank": 4, "alpha": 8}, "base": {}, "adapter": "mask_only"}
+    art = str(tmp_path / "art")
+    save_artifact(art, m, sd, probe_segment(SEQ, 4, 3, m.mask_id), man, curve=[])
+    probe = load_file(f"{art}/probe.safetensors")
+    layers, row, k = lowrank_folder(tiny_ck, art)
+
+    def export_logits(name, **kw):
+        out = str(tmp_path / name)
+        manifest, _ = export_checkpoint(tiny_ck, out, precision="fp32", accuracy_level=0, mask_row=row, space_k=k, **kw)
+        return manifest, ort_probe(OrtDecoder(out, capacity=64, threads=1), probe)
+
+    manifest, got = export_logits("gated", space_lowrank=layers)
+    assert manifest["space"] == {"mask_token_id": m.mask_id, "k": 3, "adapter": "mask_only"}
+    np.testing.assert_allclose(got, probe["logits"], atol=2e-4, rtol=0)
+    _, bare = export_logits("bare")
+    assert np.array_equal(got[:2], bare[:2])  # the owner and the token after it: real rows
+    assert np.abs(bare[2:] - probe["logits"][2:]).max() > 0.05
