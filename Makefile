@@ -294,10 +294,28 @@ datasets: $(DATASETS)/SOURCES.json
 $(DATASETS)/SOURCES.json: $(VENV)/.stamp export/datasets.py
 	$(VPY) -m export.datasets --out $(DATASETS)
 
-# llama.cpp (PyPI llama-cpp-python, built from source: ~20 minutes on 2 cores) for side-by-side comparisons.
+# llama.cpp (PyPI llama-cpp-python, built from source: ~20 minutes on 2 cores) for side-by-side comparisons, at
+# its best settings that work on this machine. PEER_CMAKE_ARGS empty = llama.cpp's own defaults (native build,
+# every weight repack). On a CPU with AMX (amx_tile in /proc/cpuinfo) the AMX repack path of this version crashes
+# (llama.cpp issue 20824), so there the build keeps every x86 feature but AMX: with GGML_NATIVE=ON, -march=native
+# turns AMX on whatever the GGML_AMX_* options say, hence GGML_NATIVE=OFF with the AVX..AVX-512 options on and the
+# three AMX options off (ggml/src/ggml-cpu/CMakeLists.txt; the AMX kernels compile only under __AMX_INT8__, which
+# gcc 12 defines for -march=sapphirerapids and not for these options' flags: checked with gcc -dM -E). The build
+# itself is untested here (the current machine has no AMX). The args are recorded in the venv
+# (specrt-peer-build.json, read by export/bench_peer.py); --no-cache-dir so a wheel built for another CPU or with
+# other args is never reused. Override: make peer PEER_CMAKE_ARGS="..." (after rm -rf $(PEER_VENV)).
+PEER_VERSION := 0.3.36
+PEER_CMAKE_ARGS_AMX := -DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON -DGGML_FMA=ON \
+	-DGGML_F16C=ON -DGGML_AVX_VNNI=ON -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON \
+	-DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+PEER_CMAKE_ARGS ?= $(if $(shell grep -qw amx_tile /proc/cpuinfo 2>/dev/null && echo amx),$(PEER_CMAKE_ARGS_AMX))
 $(PEER_VENV)/.stamp:
 	$(PYTHON) -m venv $(PEER_VENV)
-	$(PEER_VENV)/bin/pip install -q llama-cpp-python==0.3.36 numpy
+	CMAKE_ARGS="$(strip $(PEER_CMAKE_ARGS))" $(PEER_VENV)/bin/pip install -q --no-cache-dir \
+		llama-cpp-python==$(PEER_VERSION) numpy
+	$(PEER_VENV)/bin/python -c 'import json, sys, time; json.dump({"llama_cpp_python": sys.argv[1], \
+		"cmake_args": sys.argv[2], "built_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, \
+		open(sys.argv[3], "w"), indent=2)' "$(PEER_VERSION)" "$(strip $(PEER_CMAKE_ARGS))" $(PEER_VENV)/specrt-peer-build.json
 	touch $@
 peer: $(PEER_VENV)/.stamp
 

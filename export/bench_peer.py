@@ -8,8 +8,9 @@ NOT the project venv. It imports only the standard library, numpy and llama_cpp,
         --prompts .cache/datasets/humaneval.jsonl --limit 3 --max-new-tokens 128 --threads 2 --runs 1 \\
         --json bench-out/peer-smollm2.json
 
-    # (re)build the peer venv (~20 min on 2 cores):
-    python3 -m venv .cache/venv-peer && .cache/venv-peer/bin/pip install llama-cpp-python==0.3.36 numpy
+    # (re)build the peer venv (~20 min on 2 cores; records its CMake args in the venv, see the Makefile's
+    # PEER_CMAKE_ARGS: llama.cpp's defaults, or on an AMX CPU a build with only AMX disabled):
+    rm -rf .cache/venv-peer && make peer
 
 What is measured, per prompt and run (after --warmup untimed generations):
 - prefill: one `llm.eval(prompt_tokens)` (chunked by n_batch inside llama.cpp), timed with perf_counter;
@@ -20,6 +21,11 @@ What is measured, per prompt and run (after --warmup untimed generations):
   convention as export/bench.py: N tokens = N single-token forwards.
 - latency_ms_by_context: a fixed deterministic prompt of exactly C tokens (C = 64, 512, 2048) is prefilled, then
   32 single-token evals are timed; the median ms per eval is reported (all samples under latency_detail).
+
+The result records what makes a peer fair or not: llama.cpp's build flags (llama_print_system_info), the
+llama-cpp-python version, the CMake args of the build (specrt-peer-build.json in the venv), the CPU model and flags,
+and the extra-buffer setting with the reason it was chosen (--extra-bufts auto: llama.cpp's default unless it would
+crash, see choose_extra_bufts).
 
 Prompts come from a JSONL in the export.datasets format ({"id", "category", "prompt", "chat"}); a record with
 chat=true is wrapped with the GGUF's own chat template (tokenizer.chat_template, one user message, generation
@@ -38,8 +44,11 @@ import time
 
 import numpy as np
 
-import llama_cpp
-from llama_cpp import Llama
+try:
+    import llama_cpp
+    from llama_cpp import Llama
+except ImportError:  # the project venv imports this module for its tests (choose_extra_bufts); main() refuses
+    llama_cpp = Llama = None
 
 DEFAULT_PROMPT = {"id": "builtin/0", "category": "builtin", "chat": False,
                   "prompt": "The history of computing is a story of ideas that changed how people live and work. "}
@@ -83,11 +92,10 @@ def load_prompts(path: str | None, limit: int | None, category: str | None) -> l
 def set_extra_buffer_types(enabled: bool) -> None:
     """Llama() takes no use_extra_bufts argument, so wrap llama_model_default_params (read by Llama.__init__).
 
-    Extra buffer types are the CPU backend's weight repacks: AMX and CPU_REPACK. On this machine (Xeon with
-    AMX_INT8, llama-cpp-python 0.3.36 built natively) the AMX path SEGFAULTS in ggml_backend_amx_mul_mat on the
-    first decode of SmolLM2 Q4_1 (llama.cpp issue #20824, open; PR #16315 notes AMX Q4_0/Q4_1 give wrong results).
-    Off by default; for Q4_1/Q8_0 there is no CPU_REPACK path anyway, but for Q4_0/Q4_K/IQ4_NL files turning them
-    off also drops the AVX2/AVX512 repack, so compare like with like and record the setting."""
+    Extra buffer types are the CPU backend's weight repacks: AMX and CPU_REPACK (the AVX2/AVX-512 layouts that
+    make Q4_0/Q4_K/IQ4_NL fast; Q4_1 and Q8_0 have none). On a Xeon with AMX_INT8 and a native build of
+    llama-cpp-python 0.3.36 the AMX path SEGFAULTS in ggml_backend_amx_mul_mat on the first decode of SmolLM2 Q4_1
+    (llama.cpp issue #20824; PR #16315 notes AMX Q4_0/Q4_1 give wrong results): see choose_extra_bufts."""
     import llama_cpp.llama_cpp as low
 
     orig = getattr(low.llama_model_default_params, "_peer_orig", low.llama_model_default_params)
@@ -99,6 +107,49 @@ def set_extra_buffer_types(enabled: bool) -> None:
 
     params._peer_orig = orig
     low.llama_model_default_params = params
+
+
+def cpu_info() -> dict:
+    """CPU model and flags from /proc/cpuinfo (what `lscpu` prints), for the record."""
+    info = {"model": platform.processor() or "unknown", "flags": [], "amx": False}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                if key.strip() == "model name":
+                    info["model"] = val.strip()
+                elif key.strip() == "flags" and not info["flags"]:
+                    info["flags"] = val.split()
+    except OSError:
+        pass
+    info["amx"] = "amx_tile" in info["flags"]
+    info["simd"] = [f for f in info["flags"] if f.startswith(("avx", "amx", "f16c", "fma"))]
+    return info
+
+
+def build_info() -> dict | None:
+    """How the peer venv's llama-cpp-python was built: `make peer` writes the CMake args into the venv."""
+    path = os.path.join(sys.prefix, "specrt-peer-build.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {"file": path, **json.load(f)}
+    except (OSError, ValueError):
+        return None
+
+
+def choose_extra_bufts(requested: str, cpu: dict, system_info: str) -> tuple:
+    """(enabled, why). `auto` = llama.cpp's default (on) unless this build carries the AMX path (AMX_INT8 = 1 in
+    llama_print_system_info, which a native build on an AMX CPU does) on a CPU that has AMX, where it crashes;
+    the fair peer there is a build with only AMX disabled (Makefile PEER_CMAKE_ARGS), which runs with them on."""
+    if requested != "auto":
+        return requested == "on", f"set by --extra-bufts {requested}"
+    amx_build = "AMX_INT8 = 1" in system_info
+    if cpu["amx"] and amx_build:
+        return False, ("auto: off, the CPU has AMX and this build has the AMX repack path, which crashes "
+                       "(llama.cpp #20824); rebuild with the Makefile's AMX-off PEER_CMAKE_ARGS to keep the "
+                       "AVX2/AVX-512 repack")
+    why = "no AMX on this CPU" if not cpu["amx"] else "this build has no AMX path (AMX_INT8 not compiled in)"
+    return True, f"auto: on (llama.cpp's default; {why})"
 
 
 class Peer:
@@ -195,21 +246,30 @@ def main(argv=None) -> int:
     ap.add_argument("--n-ctx", type=int, default=2048, help="raised automatically to fit prompts and latency probes")
     ap.add_argument("--n-batch", type=int, default=512)
     ap.add_argument("--chat-template", choices=["gguf", "none"], default="gguf")
-    ap.add_argument("--extra-bufts", choices=["off", "on"], default="off",
-                    help="llama.cpp extra buffer types (AMX / CPU_REPACK weight repacking); 'on' segfaults on "
-                         "AMX machines with this build, see set_extra_buffer_types")
+    ap.add_argument("--extra-bufts", choices=["auto", "off", "on"], default="auto",
+                    help="llama.cpp extra buffer types (AMX / CPU_REPACK weight repacking). auto (default): on, "
+                         "llama.cpp's default, unless the CPU has AMX and the build has the AMX path, which "
+                         "crashes (see choose_extra_bufts)")
     ap.add_argument("--latency-contexts", default=",".join(map(str, LATENCY_CONTEXTS)),
                     help="comma-separated; empty to skip")
     ap.add_argument("--json", dest="json_out", help="write the results here")
     args = ap.parse_args(argv)
 
+    if llama_cpp is None:
+        raise SystemExit("llama_cpp is not installed here: run this with .cache/venv-peer/bin/python (make peer)")
     if not os.path.isfile(args.gguf):
         raise SystemExit(f"no GGUF at {args.gguf}")
     prompts = load_prompts(args.prompts, args.limit, args.category)
     contexts = [int(c) for c in args.latency_contexts.split(",") if c.strip()]
-    set_extra_buffer_types(args.extra_bufts == "on")
+    cpu = cpu_info()
+    system_info = llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip()
+    extra_bufts, extra_why = choose_extra_bufts(args.extra_bufts, cpu, system_info)
+    set_extra_buffer_types(extra_bufts)
+    build = build_info()
     load0 = os.getloadavg()
-    log(f"llama-cpp-python {llama_cpp.__version__}, {args.threads} threads, loadavg {load0}")
+    log(f"llama-cpp-python {llama_cpp.__version__}, {args.threads} threads, loadavg {load0}, CPU {cpu['model']}")
+    log(f"extra buffer types {'on' if extra_bufts else 'off'} ({extra_why})")
+    log(f"build: {build['cmake_args'] or '(llama.cpp defaults)' if build else 'unknown (no specrt-peer-build.json)'}")
 
     # n_ctx: the largest of --n-ctx, each prompt + new tokens, each latency context + its steps.
     probe = Peer(args.gguf, args.threads, 512, args.n_batch, args.chat_template, vocab_only=True)
@@ -244,9 +304,11 @@ def main(argv=None) -> int:
     pre = [r["prefill_tokens_per_second"] for r in runs]
     result = {
         "engine": "llama.cpp", "version": llama_cpp.__version__,
-        "system_info": llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip(),
+        "system_info": system_info, "build": build, "cpu": cpu,
         "gguf": os.path.abspath(args.gguf), "sha256": sha256_file(args.gguf), "threads": args.threads,
-        "n_ctx": n_ctx, "n_batch": args.n_batch, "extra_bufts": args.extra_bufts, "max_new_tokens": args.max_new_tokens,
+        "n_ctx": n_ctx, "n_batch": args.n_batch,
+        "extra_bufts": "on" if extra_bufts else "off", "extra_bufts_why": extra_why,
+        "max_new_tokens": args.max_new_tokens,
         "chat_template": "gguf" if peer.formatter is not None else "none",
         "greedy": "argmax with end-of-generation tokens masked", "prompts_file": args.prompts,
         "runs": runs,
@@ -260,7 +322,8 @@ def main(argv=None) -> int:
     }
 
     print(f"\nllama.cpp {llama_cpp.__version__} | {os.path.basename(args.gguf)} | {args.threads} threads | "
-          f"loadavg {load0[0]:.2f} -> {load1[0]:.2f}")
+          f"loadavg {load0[0]:.2f} -> {load1[0]:.2f} | {cpu['model']} | extra buffer types "
+          f"{result['extra_bufts']}")
     print(f"{'prompt':<22}{'run':>4}{'p_tok':>7}{'new':>6}{'prefill tok/s':>15}{'decode tok/s':>14}")
     for r in runs:
         print(f"{str(r['id'])[:21]:<22}{r['run']:>4}{r['prompt_tokens']:>7}{r['new_tokens']:>6}"

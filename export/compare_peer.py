@@ -5,11 +5,28 @@
 
 Reads one pipeline's `overall` AR row and latency rows from a `specrt bench` results.json and a
 `export/bench_peer.py` JSON, prints a Markdown table with the ratio specrt / llama.cpp, and optionally writes it
-as JSON. Both files should come from the same `make bench-peer` run (same machine, same load).
+as JSON. Both files should come from the same `make bench-peer` run (same machine, same load). The table header
+names what decides whether the peer was fair: the CPU, llama.cpp's build flags and CMake args, and the
+extra-buffer (weight repack) setting with its reason.
 """
 import argparse
 import json
 import sys
+
+
+def peer_header(p: dict) -> list:
+    """Lines naming the peer's machine and build (older peer JSONs without these fields print `unknown`)."""
+    cpu = p.get("cpu") or {}
+    build = p.get("build") or {}
+    cmake = build.get("cmake_args") if build else None
+    return [
+        f"- CPU: {cpu.get('model', 'unknown')}; SIMD flags: {' '.join(cpu.get('simd', [])) or 'unknown'}",
+        f"- llama.cpp: llama-cpp-python {p.get('version', '?')}, built with CMake args "
+        f"{cmake if cmake else '(none: llama.cpp defaults)' if build else 'unknown (no build record)'}",
+        f"- llama.cpp build flags: {p.get('system_info', 'unknown')}",
+        f"- extra buffer types (weight repack): {p.get('extra_bufts', 'unknown')}"
+        + (f" ({p['extra_bufts_why']})" if p.get("extra_bufts_why") else ""),
+    ]
 
 
 def main(argv=None) -> int:
@@ -42,6 +59,9 @@ def main(argv=None) -> int:
             label = f"ms/token at context {ctx}"
         if peer_ms is not None:
             table.append((label, ms, peer_ms, False))
+    for line in peer_header(p):
+        print(line)
+    print()
     print(f"| {a.pipeline} vs llama.cpp ({p.get('version', '?')}, {p.get('threads')} threads) | specrt | llama.cpp | specrt / llama.cpp |")
     print("|---|---|---|---|")
     out = []
@@ -51,7 +71,9 @@ def main(argv=None) -> int:
         out.append({"metric": name, "specrt": mine, "llama_cpp": peer, "ratio": ratio})
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"pipeline": a.pipeline, "peer": {k: p.get(k) for k in ("engine", "version", "gguf", "sha256", "threads", "extra_bufts")}, "rows": out}, f, indent=2)
+            keys = ("engine", "version", "gguf", "sha256", "threads", "extra_bufts", "extra_bufts_why", "system_info",
+                    "build", "cpu")
+            json.dump({"pipeline": a.pipeline, "peer": {k: p.get(k) for k in keys}, "rows": out}, f, indent=2)
     return 0
 
 
