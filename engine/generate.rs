@@ -154,11 +154,8 @@ impl<'a> OutputSink<'a> {
             return Ok(false);
         }
         self.tokens.push(token);
-        if let Some(piece) = self.stream.push(self.tokenizer, token)? {
-            self.text.push_str(&piece);
-            if self.check_stop_strings() {
-                return Ok(false);
-            }
+        if self.stream.push_into(self.tokenizer, token, &mut self.text)? && self.check_stop_strings() {
+            return Ok(false);
         }
         if !self.emit(false) {
             self.finish = Some(FinishReason::Cancelled);
@@ -208,11 +205,8 @@ impl<'a> OutputSink<'a> {
     pub fn finish(mut self) -> Result<(String, Vec<u32>, FinishReason)> {
         let reason = self.finish.unwrap_or(FinishReason::Length);
         // After a stop string the rest of the text is dropped; otherwise flush what the stream still holds.
-        if !self.cut {
-            if let Some(rest) = self.stream.finish(self.tokenizer)? {
-                self.text.push_str(&rest);
-                self.check_stop_strings();
-            }
+        if !self.cut && self.stream.finish_into(self.tokenizer, &mut self.text)? {
+            self.check_stop_strings();
         }
         self.emit(true);
         Ok((self.text, self.tokens, reason))

@@ -2,6 +2,7 @@
 
 pub mod chat_template;
 pub mod stream;
+pub mod token_bytes;
 pub mod tokenizer;
 
 pub use chat_template::{ChatMessage, ChatTemplate};

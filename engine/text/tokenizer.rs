@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::text::token_bytes::TokenBytes;
 
 /// Encodes prompts and decodes generated ids.
 pub struct Tokenizer {
@@ -12,6 +13,8 @@ pub struct Tokenizer {
     plain: tokenizers::Tokenizer,
     /// The text of every special added token (`<|im_start|>`, `<|endoftext|>`, ...).
     specials: Vec<String>,
+    /// Every token's bytes, for allocation-free streaming (byte-level vocabularies only).
+    bytes: Option<TokenBytes>,
 }
 
 impl Tokenizer {
@@ -23,7 +26,8 @@ impl Tokenizer {
         let mut specials: Vec<String> =
             inner.get_added_tokens_decoder().into_values().filter(|t| t.special && !t.content.is_empty()).map(|t| t.content).collect();
         specials.sort();
-        Ok(Tokenizer { inner, plain, specials })
+        let bytes = TokenBytes::build(&inner);
+        Ok(Tokenizer { inner, plain, specials, bytes })
     }
 
     /// Token ids of `text`. Special tokens written in the text (e.g. `<|im_start|>`) are recognised, so a
@@ -48,6 +52,11 @@ impl Tokenizer {
     /// Text of `ids`; special tokens are skipped when `skip_special` is set.
     pub fn decode(&self, ids: &[u32], skip_special: bool) -> Result<String> {
         self.inner.decode(ids, skip_special).map_err(|e| Error::Tokenizer(e.to_string()))
+    }
+
+    /// Every token's bytes when the vocabulary is byte-level BPE (see text/token_bytes.rs), else `None`.
+    pub fn token_bytes(&self) -> Option<&TokenBytes> {
+        self.bytes.as_ref()
     }
 
     /// The string of a token id.
