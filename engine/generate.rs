@@ -3,6 +3,7 @@
 //! once stops exactly where plain AR would, and streams the same text.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -106,6 +107,8 @@ pub struct OutputSink<'a> {
     text: String,
     emitted: usize,
     stream: TextStream,
+    /// Seconds spent in the detokenizer.
+    detokenize_seconds: f64,
     finish: Option<FinishReason>,
     cut: bool,
     stop_token: bool,
@@ -132,6 +135,7 @@ impl<'a> OutputSink<'a> {
             text: String::new(),
             emitted: 0,
             stream: TextStream::new(),
+            detokenize_seconds: 0.0,
             finish: None,
             cut: false,
             stop_token: false,
@@ -154,7 +158,10 @@ impl<'a> OutputSink<'a> {
             return Ok(false);
         }
         self.tokens.push(token);
-        if self.stream.push_into(self.tokenizer, token, &mut self.text)? && self.check_stop_strings() {
+        let t0 = Instant::now();
+        let grew = self.stream.push_into(self.tokenizer, token, &mut self.text)?;
+        self.detokenize_seconds += t0.elapsed().as_secs_f64();
+        if grew && self.check_stop_strings() {
             return Ok(false);
         }
         if !self.emit(false) {
@@ -201,15 +208,17 @@ impl<'a> OutputSink<'a> {
         self.stop_token
     }
 
-    /// Flushes the remaining text and returns (text, tokens, finish reason).
-    pub fn finish(mut self) -> Result<(String, Vec<u32>, FinishReason)> {
+    /// Flushes the remaining text and returns (text, tokens, finish reason, seconds spent detokenizing).
+    pub fn finish(mut self) -> Result<(String, Vec<u32>, FinishReason, f64)> {
         let reason = self.finish.unwrap_or(FinishReason::Length);
         // After a stop string the rest of the text is dropped; otherwise flush what the stream still holds.
+        let t0 = Instant::now();
         if !self.cut && self.stream.finish_into(self.tokenizer, &mut self.text)? {
             self.check_stop_strings();
         }
+        self.detokenize_seconds += t0.elapsed().as_secs_f64();
         self.emit(true);
-        Ok((self.text, self.tokens, reason))
+        Ok((self.text, self.tokens, reason, self.detokenize_seconds))
     }
 
     /// Cuts the text at the first stop string; returns true when one was found.

@@ -255,7 +255,9 @@ impl Pipeline {
         on_text: &mut dyn FnMut(&str) -> bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<Output> {
+        let tokenize_start = Instant::now();
         let prompt = self.prompt_tokens(request)?;
+        let tokenize_seconds = tokenize_start.elapsed().as_secs_f64();
         let params = self.sampling_params(request)?;
         let capacity = self.target.capacity();
         if prompt.len() + 1 > capacity {
@@ -284,7 +286,7 @@ impl Pipeline {
                 message: format!("at most {MAX_STOP_STRINGS} strings of at most {MAX_STOP_BYTES} bytes each"),
             });
         }
-        let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), ..Default::default() };
+        let mut stats = Stats { strategy: self.strategy.name().to_string(), prompt_tokens: prompt.len(), tokenize_seconds, ..Default::default() };
         let mut sampler = Sampler::new(params);
         let stop_ids: &[u32] = if request.ignore_eos { &[] } else { &self.stop_ids };
         let mut sink = OutputSink::new(&self.tokenizer, stop_ids, &stop_strings, max_tokens, on_text, cancel);
@@ -298,7 +300,8 @@ impl Pipeline {
         self.target.reset();
         result?;
         let stop_token = sink.ended_by_stop_token();
-        let (text, tokens, finish_reason) = sink.finish()?;
+        let (text, tokens, finish_reason, detokenize_seconds) = sink.finish()?;
+        stats.detokenize_seconds = detokenize_seconds;
         stats.new_tokens = tokens.len();
         stats.committed_tokens = tokens.len() + usize::from(stop_token);
         stats.backend_seconds = self.target.backend_seconds() + self.strategy.backend_seconds() - backend_before;

@@ -95,6 +95,11 @@ pub struct Stats {
     pub details: Details,
     /// Seconds spent in target passes after the prefill (verification, and plain steps when nothing was drafted).
     pub verify_seconds: f64,
+    /// Seconds spent turning the request into prompt ids (chat template + tokenizer), before the prefill; not
+    /// part of `prefill_seconds` / `decode_seconds`.
+    pub tokenize_seconds: f64,
+    /// Seconds spent turning generated ids into text (streaming detokenizer), inside `decode_seconds`.
+    pub detokenize_seconds: f64,
 }
 
 impl Stats {
@@ -147,6 +152,18 @@ impl Stats {
         }
     }
 
+    /// Share of the request's wall time (tokenizing included) spent in text work: chat template, tokenizer and
+    /// streaming detokenizer (0..1). Reported apart from [`Stats::overhead_share`], which covers only the engine's
+    /// work between backend calls.
+    pub fn text_share(&self) -> f64 {
+        let total = self.tokenize_seconds + self.prefill_seconds + self.decode_seconds;
+        if total > 0.0 {
+            ((self.tokenize_seconds + self.detokenize_seconds) / total).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
     /// Records one draft/verify step: `drafted` tokens proposed, the first `accepted` of them taken.
     pub(crate) fn record_step(&mut self, drafted: usize, accepted: usize) {
         self.drafted += drafted;
@@ -184,6 +201,9 @@ impl Stats {
             "other_seconds": self.other_seconds(),
             "backend_seconds": self.backend_seconds,
             "overhead_share": self.overhead_share(),
+            "tokenize_seconds": self.tokenize_seconds,
+            "detokenize_seconds": self.detokenize_seconds,
+            "text_share": self.text_share(),
             "details": self.details,
         })
     }

@@ -52,6 +52,13 @@ fn json_output_has_the_documented_fields_and_matches_ar() {
     }
     assert_eq!(v["new_tokens"], 20);
     assert_eq!(v["stats"]["tau"], 1.0);
+    // Text work is reported apart from the engine's overhead (issue 14 item 5): the prompt was tokenized and 20
+    // tokens were detokenized, so both took some time, and their share of the wall time is a fraction.
+    let st = &v["stats"];
+    for key in ["tokenize_seconds", "detokenize_seconds"] {
+        assert!(st[key].as_f64().is_some_and(|s| s > 0.0 && s < 1.0), "{key}: {st}");
+    }
+    assert!(st["text_share"].as_f64().is_some_and(|s| s > 0.0 && s < 1.0), "{st}");
     let ar = run(&["--strategy", "ar"]);
     assert_eq!(v["tokens"], ar["tokens"]);
 }
