@@ -27,7 +27,7 @@
 
 use std::time::Instant;
 
-use super::budget::NodeBudget;
+use super::budget::{main_chain_len, NodeBudget};
 use super::cost;
 use super::guard::PayoffGuard;
 use super::head::HeadDrafter;
@@ -161,7 +161,7 @@ impl Strategy for TreeSpeculative {
                 }
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
-            let verified = sizer.as_mut().map_or(full.len(), |s| s.choose(full));
+            let verified = sizer.as_mut().map_or(full.len(), |s| s.choose(full, follow_side));
             tree.tokens.clear();
             tree.tokens.extend_from_slice(&full.tokens[..verified]);
             tree.parents.clear();
@@ -187,7 +187,7 @@ impl Strategy for TreeSpeculative {
             }
             let vocab = ctx.target.vocab_size();
             // Nodes 0..main hold the main chain (node i's parent is i - 1): their logits equal a chain pass's.
-            let main = 1 + (1..tree.len()).take_while(|&i| tree.parents[i] == Some(i - 1)).count();
+            let main = main_chain_len(tree);
             let logits = ctx.target.eval_tree(tree)?;
             ctx.stats.target_calls += 1;
             // The walk: draw the target's token at each node; follow the child holding it.
