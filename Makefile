@@ -351,6 +351,23 @@ bench-qwen: setup datasets release peer qwen $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/bench/speculative-qwen.yaml --out bench-out/speculative-qwen
 	$(VPY) -m export.plot_bench bench-out/speculative-qwen/results.json
 
+# Draft heads on SmolLM2 (issue 12): fastest AR, padded AR of the head target, CTC / Medusa / EAGLE heads, hybrid
+# and the n-gram drafter, 3 categories x 8 prompts x 256 tokens (configs/bench/heads-smollm2.yaml; docs/HEADS.md).
+# The trained EAGLE weights left the tree in 34aea82 (28 MB); they are read back from the commit that added them.
+EAGLE_TRAINED := .cache/heads/trained/smollm2-eagle-head
+EAGLE_COMMIT  := 40e9fbc
+$(EAGLE_TRAINED)/MANIFEST.json:
+	mkdir -p $(EAGLE_TRAINED)
+	for f in model.safetensors draft_vocab.json MANIFEST.json; do \
+		git show $(EAGLE_COMMIT):export/trained/smollm2-eagle-head/$$f > $(EAGLE_TRAINED)/$$f.tmp && mv $(EAGLE_TRAINED)/$$f.tmp $(EAGLE_TRAINED)/$$f; done
+$(MODELS)/smollm2-135m-instruct-int4-eagle-head/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_HS)/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_HS) --out $(MODELS)/smollm2-135m-instruct-int4-eagle-head
+.PHONY: bench-heads
+bench-heads: setup datasets release head-models $(SMOL_DEFAULT)/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-eagle-head/manifest.json $(VENV)/.plot-stamp
+	./target/release/specrt bench --config configs/bench/heads-smollm2.yaml --out bench-out/heads-smollm2
+	$(VPY) -m export.plot_bench bench-out/heads-smollm2/results.json
+
 clean:
 	cargo clean
 	rm -rf $(MODELS) bench-out

@@ -3,7 +3,10 @@
     python -m export.plot_bench bench-out/speculative-smollm2/results.json [--out DIR]
 
 Writes, next to results.json (or into --out):
-  speedup.png     speedup vs AR per pipeline and category (bars), with tau in the labels
+  speedup.png     speedup per pipeline and category (bars): vs AR of the same target and numerics, and (when the
+                  run has it) vs the fastest AR of the run
+  acceptance-depth.png  cumulative acceptance by depth (share of drafting rounds accepting >= d drafts) per
+                  speculative pipeline (e.g. per draft-head kind), one panel per category
   throughput.png  tokens/s per pipeline (overall), AR and strategy side by side
   latency.png     decode ms/token against context length (when the run measured it)
   nat-quality-speed.png   for a NAT benchmark (settings.kind == "nat"): BLEU against ms per sentence
@@ -40,6 +43,63 @@ def plot_nat(plt, data, out: str, title: str) -> None:
     plt.close(fig)
 
 
+def plot_speedup(plt, spec, out: str, title: str) -> None:
+    """speedup.png: bars per pipeline and category; a second panel against the run's fastest AR when the
+    results carry `speedup_vs_fastest_ar` (specrt bench since issue 12)."""
+    pipelines = sorted({r["pipeline"] for r in spec}, key=lambda p: [r["pipeline"] for r in spec].index(p))
+    categories = sorted({r["category"] for r in spec})
+    keys = [("speedup_vs_ar", "speedup vs AR (same target and numerics)")]
+    if all("speedup_vs_fastest_ar" in r for r in spec):
+        keys.append(("speedup_vs_fastest_ar", "speedup vs the fastest AR of the run"))
+    w = min(16, max(8, 1.1 * len(pipelines) + 2))
+    fig, axes = plt.subplots(1, len(keys), figsize=(w * len(keys) * 0.75 if len(keys) > 1 else w, 5.5), squeeze=False)
+    width = 0.8 / max(1, len(categories))
+    for ax, (key, label) in zip(axes[0], keys):
+        for ci, cat in enumerate(categories):
+            xs, ys = [], []
+            for pi, p in enumerate(pipelines):
+                r = next((r for r in spec if r["pipeline"] == p and r["category"] == cat), None)
+                if r:
+                    xs.append(pi + ci * width)
+                    ys.append(r[key])
+            ax.bar(xs, ys, width, label=cat)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks([i + width * (len(categories) - 1) / 2 for i in range(len(pipelines))])
+        ax.set_xticklabels(pipelines, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(label)
+        ax.set_title(f"{title}: {label}, per category", fontsize=9)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
+    plt.close(fig)
+
+
+def plot_acceptance_by_depth(plt, spec, out: str, title: str) -> None:
+    """acceptance-depth.png: per category (overall included), one line per speculative pipeline: the share of
+    drafting rounds that accepted at least d draft tokens (results' `acceptance_by_depth`)."""
+    from matplotlib.ticker import MaxNLocator
+
+    spec = [r for r in spec if r.get("acceptance_by_depth")]
+    if not spec:
+        return
+    categories = sorted({r["category"] for r in spec}, key=lambda c: (c == "overall", c))
+    fig, axes = plt.subplots(1, len(categories), figsize=(4.2 * len(categories), 4.2), squeeze=False, sharey=True)
+    for ax, cat in zip(axes[0], categories):
+        for r in (r for r in spec if r["category"] == cat):
+            depth = r["acceptance_by_depth"]
+            ax.plot(range(1, len(depth) + 1), depth, marker="o", label=f'{r["pipeline"]} (tau {r["tau"]:.2f})')
+        ax.set_xlabel("depth d (draft tokens after the pending one)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(f"{title}: {cat}", fontsize=9)
+        ax.set_ylim(0, 1)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("share of drafting rounds accepting >= d")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "acceptance-depth.png"), dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
@@ -62,27 +122,8 @@ def main(argv=None) -> int:
 
     spec = [r for r in rows if r["strategy"] != "ar" and r["category"] != "overall"]
     if spec:
-        pipelines = sorted({r["pipeline"] for r in spec}, key=lambda p: [r["pipeline"] for r in spec].index(p))
-        categories = sorted({r["category"] for r in spec})
-        fig, ax = plt.subplots(figsize=(min(16, max(8, 1.1 * len(pipelines) + 2)), 5.5))
-        width = 0.8 / max(1, len(categories))
-        for ci, cat in enumerate(categories):
-            xs, ys = [], []
-            for pi, p in enumerate(pipelines):
-                r = next((r for r in spec if r["pipeline"] == p and r["category"] == cat), None)
-                if r:
-                    xs.append(pi + ci * width)
-                    ys.append(r["speedup_vs_ar"])
-            ax.bar(xs, ys, width, label=cat)
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.set_xticks([i + width * (len(categories) - 1) / 2 for i in range(len(pipelines))])
-        ax.set_xticklabels(pipelines, rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel("speedup vs AR (same target, same run)")
-        ax.set_title(f"{title}: speedup per category")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
-        plt.close(fig)
+        plot_speedup(plt, spec, out, title)
+        plot_acceptance_by_depth(plt, [r for r in rows if r["strategy"] != "ar"], out, title)
 
     overall = [r for r in rows if r["category"] == "overall"] or rows
     if overall:
