@@ -16,6 +16,8 @@
 //! Learning without bias: c_i is updated only in rounds where node i's parent is on the accepted path. Then it is
 //! known whether node i holds the target's next token even when i was past the budget (the token after the path
 //! is the bonus), so the node just past the budget is always observed: the policy explores larger trees for free.
+//! Drafting goes only as deep as that: [`NodeBudget::depth_hint`] is the last budget (its drafts plus the
+//! look-ahead node), which saves EAGLE, whose head runs once per depth, the calls nobody would verify.
 
 use super::cost::CostCurve;
 use crate::model::TokenTree;
@@ -35,6 +37,8 @@ pub(crate) struct NodeBudget {
     draft_seconds: Option<f64>,
     /// P(node i accepted) of the tree being sized (scratch).
     reach: Vec<f64>,
+    /// Nodes chosen in the last round (the root included).
+    last: usize,
 }
 
 impl NodeBudget {
@@ -47,6 +51,7 @@ impl NodeBudget {
             conditional: vec![PRIOR; max_nodes.max(2)],
             draft_seconds: None,
             reach: Vec::with_capacity(max_nodes.max(2)),
+            last: max_nodes.max(2),
         }
     }
 
@@ -68,6 +73,13 @@ impl NodeBudget {
     /// Forgets the request's acceptance (prompts differ); the drafting cost is the machine's and is kept.
     pub fn reset(&mut self) {
         self.conditional.iter_mut().for_each(|c| *c = PRIOR);
+        self.last = self.max_nodes;
+    }
+
+    /// How many tokens deep to draft: the last round's budget n, i.e. its n - 1 verified drafts plus the
+    /// look-ahead node past them (so the budget can grow by one a round); `max_nodes` at the start of a request.
+    pub fn depth_hint(&self) -> usize {
+        self.last
     }
 
     /// Nodes of `tree` to verify (its root included): the whole tree while no curve is known. Unless side
@@ -79,6 +91,7 @@ impl NodeBudget {
             return len;
         };
         if len <= 2 {
+            // Too small to choose from (e.g. a one-token candidate); not evidence for a smaller budget.
             return len;
         }
         let main = main_chain_len(tree);
@@ -89,7 +102,8 @@ impl NodeBudget {
             let c = if i < main || follow_side { self.conditional[i] } else { 0.0 };
             self.reach.push(c * self.reach[parent]);
         }
-        best_budget(curve, &self.reach, self.draft_seconds.unwrap_or(0.0))
+        self.last = best_budget(curve, &self.reach, self.draft_seconds.unwrap_or(0.0));
+        self.last
     }
 
     /// Learns from a verified round: `full` is the tree as drafted, its first `verified` nodes were verified,
@@ -191,6 +205,7 @@ mod tests {
         assert_eq!(b.conditional[3], PRIOR);
         assert!(b.conditional[4] < 0.01);
         assert_eq!(b.choose(&tree, false), 2, "only node 1 pays");
+        assert_eq!(b.depth_hint(), 2, "draft node 1 and the look-ahead node 2 only");
         // Past the budget: verified 2 nodes, path [0, 1], and the bonus equals node 2's token -> node 2 learnt
         // as accepted without being verified.
         for _ in 0..20 {
@@ -203,6 +218,9 @@ mod tests {
         b.conditional[4] = 1.0;
         assert_eq!(b.choose(&tree, false), 4);
         assert_eq!(b.choose(&tree, true), 5);
+        assert_eq!(b.depth_hint(), 5);
+        b.reset();
+        assert_eq!(b.depth_hint(), 5, "a new request drafts as deep as allowed");
         // A side child holding the target's token ends a lossless round as the bonus: not accepted, unless side
         // branches are followed.
         let mut side = NodeBudget::new(5, 1.0);

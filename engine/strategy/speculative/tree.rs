@@ -148,7 +148,8 @@ impl Strategy for TreeSpeculative {
                 }
             }
             let t_draft = Instant::now();
-            let depth = shape.max_depth.min(budget);
+            // With a sizer, no deeper than its last budget plus the look-ahead node (EAGLE runs once per depth).
+            let depth = shape.max_depth.min(budget).min(sizer.as_ref().map_or(usize::MAX, |s| s.depth_hint()));
             candidates.clear();
             let drafting = guard.should_draft();
             if depth > 0 && drafting {
