@@ -319,6 +319,20 @@ $(PEER_VENV)/.stamp:
 	touch $@
 peer: $(PEER_VENV)/.stamp
 
+# The Q4_1 offset term of the SmolLM2 int4 export (docs/BENCHMARKS.md 1b; ~25 minutes on 2 loaded cores): every form
+# of Q4_1 in MatMulNBits timed on SmolLM2's projection shapes, the export rewritten into each form, whole-model
+# decode of the forms interleaved, held-out NLL of each vs the fp32 export (the GGUF's own weights).
+Q41 := bench-out/q4_1
+Q41_FORMS := blocksum-rows uint8-zp float-zp
+.PHONY: bench-q4-1
+bench-q4-1: setup datasets $(foreach p,int4 int8 fp32,$(MODELS)/smollm2-135m-instruct-$(p)/manifest.json)
+	$(VPY) -m export.bench_q4_1 ops --json $(Q41)/ops.json
+	for f in $(Q41_FORMS); do $(VPY) -m export.bench_q4_1 variant $(SMOL_DEFAULT) $(Q41)/$$f --mode $$f || exit 1; done
+	$(VPY) -m export bench $(SMOL_DEFAULT) $(addprefix $(Q41)/,$(Q41_FORMS)) --tokens 64 --rounds 5 > $(Q41)/decode.json
+	$(VPY) -m export.bench_q4_1 nll --ref fp32 --model fp32=$(MODELS)/smollm2-135m-instruct-fp32 \
+		--model int4-offset=$(SMOL_DEFAULT) $(foreach f,$(Q41_FORMS),--model int4-$(f)=$(Q41)/$(f)) \
+		--model int8=$(MODELS)/smollm2-135m-instruct-int8 --json $(Q41)/nll.json
+
 $(VENV)/.plot-stamp: $(VENV)/.stamp
 	$(VPY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2
 	touch $@
