@@ -51,9 +51,10 @@ def main(argv=None) -> int:
     for ctx, ms in sorted(lat.items()):
         peer_ms = p.get("latency_ms_by_context", {}).get(str(ctx))
         if peer_ms is None:
-            # The peer measured 2048 where specrt measured 2000 (its capacity is 2048): compare the nearest.
+            # The peer measured 2048 where specrt measured 2000 (its capacity is 2048): compare the nearest, but
+            # only a near one (within 64 tokens); a peer run without that context gets no row.
             near = min(p.get("latency_ms_by_context", {}) or {"0": None}, key=lambda c: abs(int(c) - ctx))
-            peer_ms = p["latency_ms_by_context"].get(near)
+            peer_ms = p["latency_ms_by_context"].get(near) if abs(int(near) - ctx) <= 64 else None
             label = f"ms/token at context {ctx} (llama.cpp at {near})"
         else:
             label = f"ms/token at context {ctx}"

@@ -60,10 +60,10 @@ def test_compare_header_names_cpu_build_and_repack_setting(tmp_path, capsys):
             "build": {"llama_cpp_python": "0.3.36", "cmake_args": ""}, "extra_bufts": "on",
             "extra_bufts_why": "auto: on (llama.cpp's default; no AMX on this CPU)",
             "decode_tokens_per_second_mean": 100.0, "prefill_tokens_per_second_mean": 400.0,
-            "latency_ms_by_context": {"64": 9.0}}
+            "latency_ms_by_context": {"64": 9.0, "2048": 20.0}}
     specrt = {"results": [{"pipeline": "p", "strategy": "ar", "category": "overall", "decode_tokens_per_second": 110.0,
-                           "prefill_tokens_per_second": 800.0}], "latency": [{"pipeline": "p", "context": 64,
-                                                                              "median_ms": 9.9}]}
+                           "prefill_tokens_per_second": 800.0}],
+              "latency": [{"pipeline": "p", "context": c, "median_ms": ms} for c, ms in ((64, 9.9), (512, 11.0), (2000, 19.0))]}
     (tmp_path / "peer.json").write_text(json.dumps(peer))
     (tmp_path / "specrt.json").write_text(json.dumps(specrt))
     out_json = tmp_path / "cmp.json"
@@ -73,6 +73,9 @@ def test_compare_header_names_cpu_build_and_repack_setting(tmp_path, capsys):
     assert "AMD EPYC" in text and "(none: llama.cpp defaults)" in text and "REPACK = 1" in text
     assert "extra buffer types (weight repack): on (auto: on" in text
     assert "| decode tokens/s | 110.0 | 100.0 | 1.10x |" in text
+    # 2000 is compared with the peer's 2048 (specrt's capacity is 2048); 512 has no peer value near it: no row
+    assert "| ms/token at context 2000 (llama.cpp at 2048) | 19.0 | 20.0 | 0.95x (lower is better) |" in text
+    assert "context 512" not in text
     saved = json.loads(out_json.read_text())["peer"]
     assert saved["cpu"]["model"] == "AMD EPYC" and saved["extra_bufts_why"].startswith("auto")
     # an old peer JSON (no record) says unknown instead of inventing defaults
