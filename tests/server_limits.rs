@@ -196,3 +196,59 @@ fn shutdown_does_not_wait_for_idle_or_slow_connections() {
     srv.shutdown();
     assert!(start.elapsed() < Duration::from_secs(4), "shutdown took {:?}", start.elapsed());
 }
+
+/// The timers bound silent connections, never work in progress: with every timer at 0.1 s, six long
+/// generations on one worker (the last waits in the queue behind five others, its connection silent all that
+/// time; two of them stream) all finish complete. The test checks that the slowest request outlived the timers
+/// many times over, so it cannot pass because the generations were short.
+#[test]
+fn requests_longer_than_every_timer_are_not_cut() {
+    const TIMER: f64 = 0.1;
+    const TOKENS: usize = 2000;
+    let dir = tempfile::tempdir().unwrap();
+    let timers = format!(
+        "header_read_timeout_seconds: {TIMER}\nidle_timeout_seconds: {TIMER}\nbody_read_timeout_seconds: {TIMER}\n\
+         write_timeout_seconds: {TIMER}\n"
+    );
+    let srv = start(dir.path(), &timers);
+    let addr = srv.addr();
+    let clients: Vec<_> = (0..6)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let stream = i % 3 == 1;
+                let body = format!(
+                    "{{\"model\": \"tiny\", \"prompt\": \"the model reads\", \"max_tokens\": {TOKENS}, \
+                     \"ignore_eos\": true, \"stream\": {stream}}}"
+                );
+                let mut s = TcpStream::connect(addr).expect("connect");
+                s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+                let start = Instant::now();
+                write!(
+                    s,
+                    "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .unwrap();
+                let mut got = Vec::new();
+                let _ = s.read_to_end(&mut got);
+                (stream, String::from_utf8_lossy(&got).into_owned(), start.elapsed())
+            })
+        })
+        .collect();
+    let mut slowest = Duration::ZERO;
+    for client in clients {
+        let (stream, text, took) = client.join().unwrap();
+        slowest = slowest.max(took);
+        assert!(text.starts_with("HTTP/1.1 200"), "cut after {took:?}: {}", &text[..text.len().min(300)]);
+        // Streamed or not, the answer ends with all its tokens counted (a stream: in its last chunk, then [DONE]).
+        let tail = &text[text.len().saturating_sub(400)..];
+        assert!(text.contains(&format!("\"completion_tokens\":{TOKENS}")), "answer cut after {took:?}: ...{tail}");
+        assert_eq!(text.contains("data: [DONE]"), stream, "after {took:?}: ...{tail}");
+    }
+    assert!(
+        slowest > Duration::from_secs_f64(TIMER * 5.0),
+        "the slowest request took {slowest:?}, too short to show that the {TIMER} s timers spare work in progress: raise TOKENS"
+    );
+    assert!(srv.metrics().errors().is_empty(), "no timer fired: {:?}", srv.metrics().errors());
+}

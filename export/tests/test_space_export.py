@@ -125,7 +125,19 @@ def test_int4_mask_rows_keep_the_argmax(space_export, artifact):
     want = probe["logits"].astype(np.float32)
     got = ort_probe(space_export["int4"], probe)
     assert float(np.abs(got - want).max()) < 3.0  # int8 activations (accuracy level 4) on the exact Q4_1 base
-    assert (got.argmax(-1) == want.argmax(-1)).mean() >= 0.8
+    # The trained top-1 stays on top or among the top 3: mask rows are near-ties (the committed probe's top-1
+    # margins are 0.10-0.26 on the mask rows against int8-activation errors of ~1.5, so 2 of its 4 mask rows swap
+    # their first two tokens), which a fraction-of-argmax check would read as a lost adapter.
+    rank = [(got[i] > got[i, want[i].argmax()]).sum() for i in range(len(want))]
+    assert max(rank) <= 2, rank
+    # Clear rows keep their argmax exactly (the owner row's margin is 3.6).
+    margin = np.diff(np.sort(want, -1)[:, -2:], axis=-1)[:, 0]
+    clear = margin > 2 * np.abs(got - want).max(-1)
+    assert clear.any() and (got.argmax(-1) == want.argmax(-1))[clear].all(), margin
+    # The adapter is there: the mask rows' mean error is a small fraction of the export without it (measured:
+    # 0.27-0.63 vs 1.8-3.7 nats).
+    bare = ort_probe(space_export["no-adapter"], probe)
+    assert (np.abs(got - want).mean(-1)[2:] < np.abs(bare - want).mean(-1)[2:] / 2).all()
 
 
 def test_merged_adapter_changes_the_base_greedy_output(space_export, smollm2_export):
