@@ -41,6 +41,15 @@ impl TokenTree {
         self.tokens.len() - 1
     }
 
+    /// Makes this tree the first `n` nodes of `from` (a prefix of a topological order is a tree), reusing this
+    /// tree's buffers.
+    pub(crate) fn set_prefix_of(&mut self, from: &TokenTree, n: usize) {
+        self.tokens.clear();
+        self.tokens.extend_from_slice(&from.tokens[..n]);
+        self.parents.clear();
+        self.parents.extend_from_slice(&from.parents[..n]);
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.tokens.len()

@@ -45,8 +45,7 @@ impl TextStream {
         if tokenizer.token_bytes().is_some() {
             return Ok(self.drain_complete(out, true));
         }
-        let prefix = tokenizer.decode(&self.ids[self.prefix_offset..self.read_offset], true)?;
-        let full = tokenizer.decode(&self.ids[self.prefix_offset..], true)?;
+        let (prefix, full) = self.decode_window(tokenizer)?;
         self.prefix_offset = self.ids.len();
         self.read_offset = self.ids.len();
         if full.len() > prefix.len() && full.is_char_boundary(prefix.len()) {
@@ -95,12 +94,18 @@ impl TextStream {
         out.len() > before
     }
 
+    /// The window's text before the newest unread tokens and with them.
+    fn decode_window(&self, tokenizer: &Tokenizer) -> Result<(String, String)> {
+        let prefix = tokenizer.decode(&self.ids[self.prefix_offset..self.read_offset], true)?;
+        let full = tokenizer.decode(&self.ids[self.prefix_offset..], true)?;
+        Ok((prefix, full))
+    }
+
     /// The window path: decode the window before and after the new token; emit what grew once it does not end
     /// in an incomplete character (shown by the decoder as U+FFFD).
     fn push_window(&mut self, tokenizer: &Tokenizer, id: u32, out: &mut String) -> Result<bool> {
         self.ids.push(id);
-        let prefix = tokenizer.decode(&self.ids[self.prefix_offset..self.read_offset], true)?;
-        let full = tokenizer.decode(&self.ids[self.prefix_offset..], true)?;
+        let (prefix, full) = self.decode_window(tokenizer)?;
         if full.len() > prefix.len() && !full.ends_with('\u{FFFD}') && full.is_char_boundary(prefix.len()) {
             out.push_str(&full[prefix.len()..]);
             self.prefix_offset = self.read_offset;

@@ -193,7 +193,7 @@ impl HeadDrafter {
         self.input.extend_from_slice(&self.states);
         self.ids.clear();
         self.ids.extend_from_slice(&self.next_ids);
-        let map = self.manifest.draft_to_target.clone();
+        let map = &self.manifest.draft_to_target;
         let mut chain = Vec::with_capacity(depth);
         for d in 0..depth {
             let s = self.ids.len();
@@ -203,12 +203,7 @@ impl HeadDrafter {
             ])?;
             // The newest pair's row: the last of the output (current exports return only that row, so the
             // call's cost hardly grows with S; older ones return all S rows).
-            let logits = self.graph.output("logits").ok_or_else(|| Error::Internal("head output `logits` missing".into()))?;
-            let rows = logits.len() / vd;
-            if rows == 0 {
-                return Err(Error::Internal(format!("head output `logits` has {} values, less than one row of {vd}", logits.len())));
-            }
-            let row = &logits[(rows - 1) * vd..rows * vd];
+            let row = last_row(&*self.graph, "logits", vd)?;
             let best = top_k(row, if d == 0 { self.top_k } else { 1 });
             if d == 0 {
                 // Alternatives at the first depth join the tree as single tokens after the main chain.
@@ -221,12 +216,7 @@ impl HeadDrafter {
             if d + 1 == depth {
                 break;
             }
-            let features = self.graph.output("features").ok_or_else(|| Error::Internal("head output `features` missing".into()))?;
-            let rows = features.len() / h;
-            if rows == 0 {
-                return Err(Error::Internal(format!("head output `features` has {} values, less than one row of {h}", features.len())));
-            }
-            let feature = features[(rows - 1) * h..rows * h].to_vec();
+            let feature = last_row(&*self.graph, "features", h)?.to_vec();
             if s == self.window {
                 self.input.drain(..h);
                 self.ids.remove(0);
@@ -240,6 +230,16 @@ impl HeadDrafter {
 }
 
 /// log-softmax of one row, in f64.
+/// The last `width`-wide row of the head output `name` (EAGLE exports return one row, older ones one per pair).
+fn last_row<'g>(graph: &'g dyn HeadGraph, name: &str, width: usize) -> Result<&'g [f32]> {
+    let values = graph.output(name).ok_or_else(|| Error::Internal(format!("head output `{name}` missing")))?;
+    let rows = values.len() / width;
+    if rows == 0 {
+        return Err(Error::Internal(format!("head output `{name}` has {} values, less than one row of {width}", values.len())));
+    }
+    Ok(&values[(rows - 1) * width..rows * width])
+}
+
 fn log_softmax(row: &[f32]) -> Vec<f64> {
     let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
     let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();

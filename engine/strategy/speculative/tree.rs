@@ -163,10 +163,7 @@ impl Strategy for TreeSpeculative {
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
             let verified = sizer.as_mut().map_or(full.len(), |s| s.choose(full, follow_side));
-            tree.tokens.clear();
-            tree.tokens.extend_from_slice(&full.tokens[..verified]);
-            tree.parents.clear();
-            tree.parents.extend_from_slice(&full.parents[..verified]);
+            tree.set_prefix_of(full, verified);
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
 
