@@ -12,7 +12,7 @@ MODELS   := models
 # The CPU default precision (see docs/BENCHMARKS.md for why).
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
-            $(MODELS)/smollm2-135m-instruct-int4-skip22
+            $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
@@ -26,7 +26,7 @@ NVRTC_PKG := nvidia-cuda-nvrtc==13.0.88
 NVRTC_DIR := .cache/nvrtc/nvidia/cu13/lib
 SMOL_GPU := $(MODELS)/smollm2-135m-instruct-gpu
 
-.PHONY: gpu-model gpu-bundle demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-qwen clean help qwen \
+.PHONY: gpu-model gpu-bundle demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-kernels bench-qwen clean help qwen \
 	nat-models translation-pairs train-env train-nat bench-nat train-space test-train-space space-model space-quality
 
 help:
@@ -54,6 +54,11 @@ setup: $(VENV)/.stamp $(ORT_LIB)
 # The layer-skip self-drafter: SmolLM2's first 22 of 30 layers + final norm + LM head, same weights.
 $(MODELS)/smollm2-135m-instruct-int4-skip22/manifest.json: $(VENV)/.stamp
 	$(VPY) -m export smollm2 --precision int4 --layers 22 --out $(MODELS)/smollm2-135m-instruct-int4-skip22
+
+# The same Q4_1 GGUF with its linear layers on the engine's own kernel (ai.specrt::MatMulGgml over the GGUF's
+# blocks as stored: exact, batch-invariant; docs/KERNELS.md). Runs only in specrt, not in Python's onnxruntime.
+$(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json: $(VENV)/.stamp
+	$(VPY) -m export smollm2 --precision int4 --linear-kernel ggml --out $(MODELS)/smollm2-135m-instruct-int4-ggml
 
 $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 	@echo ">> exporting SmolLM2-135M-Instruct ($*) to $(MODELS)/smollm2-135m-instruct-$*"
@@ -354,6 +359,11 @@ bench-peer: setup fixtures datasets release peer
 		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-smollm2.json
 	$(VPY) -m export.compare_peer --specrt bench-out/foundation/results.json --pipeline smollm2-int4-ar \
 		--peer bench-out/peer-smollm2.json --json bench-out/peer-comparison-smollm2.json
+
+# The engine's block kernel against MatMulNBits on the same GGUF (docs/KERNELS.md): AR, latency, n-gram verify.
+bench-kernels: setup fixtures datasets release
+	./target/release/specrt bench --config configs/bench/kernels-smollm2.yaml --out bench-out/kernels-smollm2
+	cargo run --release --example kernel_probe
 
 # Qwen2.5-Coder-1.5B (needs `make qwen`, ~3.5 GB in models/): AR vs llama.cpp, then speculative decoding and HSDDW.
 QWEN_GGUF := .cache/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf

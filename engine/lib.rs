@@ -24,6 +24,7 @@ pub mod contract;
 pub mod error;
 pub mod ffi;
 pub mod generate;
+pub mod kernels;
 pub mod model;
 pub mod nat;
 pub mod pipeline;

@@ -24,6 +24,10 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
                    help="LM head of int4/int8 exports: 4/8 bit MatMulNBits or 32 = float Gemm "
                         "(default: 8 with accuracy level 4, 32 with accuracy level 0)")
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker / shape inference")
+    p.add_argument("--linear-kernel", choices=["matmulnbits", "ggml"], default="matmulnbits",
+                   help="int4/int8 linear layers: ONNX Runtime's MatMulNBits (runs in any ONNX Runtime) or ggml = "
+                        "the engine's ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored "
+                        "(exact, batch-invariant, faster for multi-token passes; runs only in specrt)")
 
 
 def _tiny_dims(p: argparse.ArgumentParser) -> None:
@@ -77,7 +81,7 @@ def _export(ck, a, mask_row=None, space_lowrank=None) -> None:
                                     layers=a.keep_layers, hidden_states=a.hidden_states, requantize=a.requantize,
                                     lm_head_bits=a.lm_head_bits, check=not a.no_check,
                                     mask_row=mask_row if space_k is not None else None, space_k=space_k,
-                                    space_lowrank=space_lowrank)
+                                    space_lowrank=space_lowrank, linear_kernel=getattr(a, "linear_kernel", "matmulnbits"))
     for note in manifest["precision"]["notes"]:
         print(f"[export] note: {note}", file=sys.stderr)
     print(a.out)

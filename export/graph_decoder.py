@@ -21,11 +21,15 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .checkpoint import Checkpoint, LayerWeights, as_float
+from .checkpoint import Checkpoint, LayerWeights, QuantTensor, as_float
 from .quantize import PackedMatrix, pack_weight
 
 OPSET = 23  # RMSNormalization is an opset-23 op; ORT 1.31 implements opset 23
 MS = "com.microsoft"
+# The engine's own operators (engine/backend/onnxruntime/block_matmul_op.rs); only the Rust engine runs them.
+SPECRT = "ai.specrt"
+GGML_KERNEL_TYPES = ("Q4_0", "Q4_1", "Q8_0")
+LINEAR_KERNELS = ("matmulnbits", "ggml")
 PRECISIONS = ("fp32", "fp16", "int8", "int4")
 
 
@@ -102,7 +106,12 @@ def _concat_packed(parts: list) -> PackedMatrix:
 
 class _Builder:
     def __init__(self, ck: Checkpoint, precision: str, accuracy_level: int, requantize: bool,
-                 lm_head_bits: Optional[int]):
+                 lm_head_bits: Optional[int], linear_kernel: str = "matmulnbits"):
+        if linear_kernel not in LINEAR_KERNELS:
+            raise ValueError(f"linear_kernel must be one of {LINEAR_KERNELS}")
+        self.linear_kernel = linear_kernel
+        self.ggml_nodes = {}  # ggml_type -> MatMulGgml nodes written
+        self.nbits_nodes = 0  # MatMulNBits nodes written
         self.ck, self.cfg = ck, ck.config
         self.precision, self.acc, self.requantize = precision, accuracy_level, requantize
         self.bits = {"int8": 8, "int4": 4}.get(precision)
@@ -133,6 +142,15 @@ class _Builder:
             wt = g.init(f"{name}.weight_t", w.T.astype(self.fdtype))
             y = g.op("MatMul", [x, wt], name=f"{name}/MatMul")
             eff = w.astype(self.fdtype).astype(np.float32)
+        elif self._ggml_kernel_takes(weights):
+            # The GGUF blocks verbatim, multiplied by the engine's batch-invariant kernel (exact by construction).
+            t = weights[0].ggml_type
+            blocks = np.ascontiguousarray(np.concatenate([w.blocks.reshape(w.shape[0], -1) for w in weights]))
+            n, k = blocks.shape[0], weights[0].shape[1]
+            y = g.op("MatMulGgml", [x, g.init(f"{name}.ggml_blocks", blocks)], domain=SPECRT,
+                     name=f"{name}/MatMulGgml", K=k, N=n, ggml_type=t)
+            self.ggml_nodes[t] = self.ggml_nodes.get(t, 0) + 1
+            eff = np.concatenate([w.dequantize() for w in weights])
         else:
             p = _concat_packed([pack_weight(w, bits, self.requantize) for w in weights])
             if p.error:
@@ -141,6 +159,7 @@ class _Builder:
             ins = [x, g.init(f"{name}.qweight", p.b), g.init(f"{name}.scales", p.scales)]
             if p.zero_points is not None:
                 ins.append(g.init(f"{name}.zero_points", p.zero_points))
+            self.nbits_nodes += 1
             y = g.op("MatMulNBits", ins, domain=MS, name=f"{name}/MatMulNBits", K=p.k, N=p.n, bits=bits,
                      block_size=p.block_size, accuracy_level=self.acc)
             if p.offset is not None:
@@ -163,6 +182,14 @@ class _Builder:
         if lowrank is not None:
             y = self._gated_lowrank(x, y, name, *lowrank)
         return y, eff
+
+    def _ggml_kernel_takes(self, weights: list) -> bool:
+        """True when `--linear-kernel ggml` can run these weights as they are: GGML blocks of one kernel type."""
+        if self.linear_kernel != "ggml" or self.requantize:
+            return False
+        types = {getattr(w, "ggml_type", None) for w in weights}
+        return len(types) == 1 and next(iter(types)) in GGML_KERNEL_TYPES and all(isinstance(w, QuantTensor)
+                                                                                   for w in weights)
 
     def _gated_lowrank(self, x: str, y: str, name: str, a_t: np.ndarray, b_t: np.ndarray) -> str:
         """y + ((x * gate) @ A^T) @ B^T: the SPACE adapter on mask rows only (gate = 0 rows add exactly 0)."""
@@ -312,8 +339,10 @@ class _Builder:
 
         graph = helper.make_graph(g.nodes, "specrt_decoder", [vi(*a) for a in inputs], [vi(*a) for a in outputs],
                                   initializer=g.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
-                                  producer_name="specrt-export")
+        opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
+        if self.ggml_nodes:
+            opsets.append(helper.make_opsetid(SPECRT, 1))
+        model = helper.make_model(graph, opset_imports=opsets, producer_name="specrt-export")
         model.ir_version = 10 if OPSET < 23 else 11
 
         eff_cfg = replace(cfg, num_layers=n_layers)
@@ -324,7 +353,11 @@ class _Builder:
               TensorProto.FLOAT16: "float16"}
         io = lambda lst: [{"name": n, "dtype": dt[t], "shape": s} for n, t, s in lst]  # noqa: E731
         notes = []
-        if self.bits:
+        if self.ggml_nodes:
+            kinds = ", ".join(f"{c} x {t}" for t, c in sorted(self.ggml_nodes.items()))
+            notes.append(f"linear layers: ai.specrt MatMulGgml over the GGUF blocks as stored ({kinds}); int8 "
+                         "activations per 32-block; batch-invariant; runs only in the specrt engine")
+        if self.bits and self.nbits_nodes:
             head = f"{self.lm_head_bits}-bit MatMulNBits" if self.lm_head_bits else "float32 Gemm"
             notes.append(f"linear layers: MatMulNBits {self.bits}-bit, block 32, accuracy_level {self.acc}; "
                          f"LM head {head}")
@@ -353,6 +386,7 @@ class _Builder:
                      "lm_head_bits": self.lm_head_bits,
                      "kv_dtype": "float16" if self.precision == "fp16" else "float32",
                      "exact_conversion": bool(self.bits) and self.exact_all,
+                     "linear_kernel": self.linear_kernel if self.bits else None,
                      "requantized": [{"tensor": n, **e} for n, e in self.errors]}
         return BuildResult(model=model, effective=effective, inputs=io(inputs), outputs=io(outputs), notes=notes,
                            precision=precision)
@@ -361,7 +395,7 @@ class _Builder:
 def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int = 4, layers: Optional[int] = None,
                   hidden_states: bool = False, requantize: bool = False,
                   lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None,
-                  lowrank: Optional[list] = None) -> BuildResult:
+                  lowrank: Optional[list] = None, linear_kernel: str = "matmulnbits") -> BuildResult:
     """Build the decoder graph for `ck`.
 
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
@@ -373,6 +407,9 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     mask_row: SPACE mask token embedding [hidden]: appended as input id vocab_size (no logit; logits keep V).
     lowrank: SPACE mask-only adapter, per layer {"qkv"|"o"|"gate_up"|"down": (A^T, B^T * alpha / r)} (float32;
     export/space_merge.py `lowrank`), added as a path gated to the mask rows; needs mask_row.
+    linear_kernel (int4/int8 only): "matmulnbits" (ONNX Runtime's op; runs anywhere) or "ggml" (the engine's
+    ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored: exact, batch-invariant, runs only in
+    the specrt engine; other weights fall back to MatMulNBits).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
@@ -381,7 +418,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
         raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
     if precision in ("fp32", "fp16"):
         lm_head_bits = None
-    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits).build(n, hidden_states, mask_row, lowrank)
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits, linear_kernel).build(n, hidden_states, mask_row, lowrank)
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:

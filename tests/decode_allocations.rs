@@ -76,3 +76,17 @@ fn an_ar_decode_step_allocates_nothing() {
     // Measured: 0 (the decode-a-window detokenizer it replaced made 2,912, ~22 per step: the negative control).
     assert!(extra <= 4, "128 more AR decode steps made {extra} heap allocations (amortised growth allows a few, not one per step)");
 }
+
+#[test]
+fn a_decode_step_through_the_engine_kernel_allocates_nothing() {
+    // The same bound on SmolLM2 exported with the engine's own linear-layer operator (121 custom-op calls per
+    // step): the operator reuses its quantized-activation buffers, so the step still allocates nothing in Rust.
+    let dir = tempfile::tempdir().unwrap();
+    let model = model_dir("smollm2-135m-instruct-int4-ggml");
+    let mut p = Pipeline::load(&pipeline_yaml(dir.path(), &model, "context_length: 512\n")).unwrap();
+    allocations_for(&mut p, 8);
+    let (short, long) = (allocations_for(&mut p, 64), allocations_for(&mut p, 128));
+    let extra = long.saturating_sub(short);
+    eprintln!("allocations (ggml kernel): 64 tokens {short}, 128 tokens {long}: {extra} for 64 more decode steps");
+    assert!(extra <= 4, "64 more decode steps through MatMulGgml made {extra} heap allocations");
+}

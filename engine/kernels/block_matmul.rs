@@ -1,0 +1,245 @@
+//! `y = x @ W^T` for a weight matrix stored as GGML blocks ([`BlockFormat`]), with activations quantized per row
+//! to 8-bit blocks ([`Q8Rows`]): integer dot products per block, scaled and summed in fp32.
+//!
+//! Why the engine has its own matmul: ONNX Runtime's MatMulNBits (int8 activations) runs a one-row pass through
+//! another kernel than a multi-row pass, so a k-token verification pass differs from k decode steps and lossless
+//! speculative pipelines must pad every decode step to two rows (the "padding tax", 14-25% per step); it also
+//! cannot hold Q4_1's float offset (the export adds 4 small nodes per projection for it, ~20% of a SmolLM2 step),
+//! and its cost grows almost linearly with the rows of a pass (4 rows cost ~2x one row on a 2-core EPYC). Here:
+//!
+//! - **Batch-invariant by construction.** Every output element `y[r, n]` is computed by the same sequence of
+//!   operations whatever the number of rows or threads: the row's own quantization, then one pass over the blocks
+//!   of column `n` in order, one fp32 accumulator per row (Rust never contracts `a * b + c` into an FMA on its
+//!   own, so scalar sums are reproducible), one fixed horizontal sum. Rows are grouped in tiles only to share the
+//!   unpacking of a weight block; a row's arithmetic does not depend on its tile.
+//! - **Exact conversion.** The weights are the GGUF file's bytes; there is nothing to re-quantize.
+//!
+//! [`Isa::detect`] picks AVX2+FMA+F16C where the CPU has them, else the portable scalar kernel (the reference the
+//! tests compare the SIMD kernel with).
+
+use std::ops::Range;
+
+use super::block_format::BLOCK;
+use super::block_matrix::BlockMatrix;
+use super::q8_rows::Q8Rows;
+
+/// The instruction set a kernel call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    /// Portable Rust (the reference).
+    Scalar,
+    /// x86-64 AVX2 + FMA + F16C.
+    Avx2,
+}
+
+impl Isa {
+    /// The best kernel this CPU runs.
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Scalar
+    }
+
+    /// A word for logs and benchmark records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Avx2 => "avx2",
+        }
+    }
+}
+
+/// Computes the columns `cols` of `y = x @ W^T` for every row of `x`, writing `y[r * stride + n]`.
+///
+/// # Safety
+/// `y` must be valid for writes at `r * stride + n` for every row `r < x.rows()` and `n` in `cols`, no other
+/// thread may access those elements during the call, `cols.end <= w.n()`, `x.blocks_per_row() * 32 == w.k()`,
+/// and `isa` must be supported by this CPU ([`Isa::detect`]).
+pub unsafe fn matmul_columns(isa: Isa, w: &BlockMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
+    debug_assert!(cols.end <= w.n() && x.blocks_per_row() * BLOCK == w.k());
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: forwarded from the caller.
+        Isa::Avx2 => unsafe { super::block_matmul_avx2::matmul_columns(w, x, cols, y, stride) },
+        _ => scalar_columns(w, x, cols, y, stride),
+    }
+}
+
+/// `y = x @ W^T` for all columns, on the calling thread (`y`: `x.rows() x w.n()`, row-major).
+///
+/// # Panics
+/// If the shapes disagree.
+pub fn matmul(isa: Isa, w: &BlockMatrix, x: &Q8Rows, y: &mut [f32]) {
+    assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
+    assert_eq!(y.len(), x.rows() * w.n(), "output size != rows x N");
+    let isa = if isa == Isa::Avx2 && Isa::detect() != Isa::Avx2 { Isa::Scalar } else { isa };
+    // SAFETY: `y` covers rows x n exclusively and the shapes were checked above.
+    unsafe { matmul_columns(isa, w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
+}
+
+/// The portable kernel: per (row, column), integer block sums scaled and accumulated in block order.
+fn scalar_columns(w: &BlockMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
+    let nb = w.k() / BLOCK;
+    let bytes = w.format().block_bytes();
+    for n in cols {
+        let row = w.row_bytes(n);
+        for r in 0..x.rows() {
+            let mut acc = 0.0f32;
+            let mut offsets = 0.0f32;
+            for b in 0..nb {
+                let block = &row[b * bytes..(b + 1) * bytes];
+                let (d, m) = w.format().scale_offset(block);
+                let codes = w.format().codes(block);
+                let isum: i32 = codes.iter().zip(x.codes(r, b)).map(|(&q, &a)| q * i32::from(a)).sum();
+                acc += (d * x.scale(r, b)) * isum as f32;
+                offsets += m * x.sum(r, b);
+            }
+            // SAFETY: the caller guarantees `y` is writable here (see `matmul_columns`).
+            unsafe { *y.add(r * stride + n) = acc + offsets };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::block_format::BlockFormat;
+    use crate::kernels::block_matrix::BlockMatrixError;
+
+    /// Deterministic pseudo-random blocks with sane fp16 scales.
+    fn blocks(format: BlockFormat, n: usize, k: usize, seed: u64) -> Vec<u8> {
+        let mut s = seed;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let bytes = format.block_bytes();
+        let mut out = vec![0u8; n * k / BLOCK * bytes];
+        for block in out.chunks_exact_mut(bytes) {
+            for b in block.iter_mut() {
+                *b = next() as u8;
+            }
+            // d in [2^-10, 2^-6), m in (-2^-4, 2^-4): exponent fields 5..8, random mantissa and sign.
+            let d = 0x1400 | (next() as u16 & 0x0FFF);
+            block[0..2].copy_from_slice(&d.to_le_bytes());
+            if format == BlockFormat::Q4_1 {
+                let m = 0x2000 | (next() as u16 & 0x83FF);
+                block[2..4].copy_from_slice(&m.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    fn activations(rows: usize, k: usize) -> Vec<f32> {
+        (0..rows * k).map(|i| (((i * 7919) % 1013) as f32 / 1013.0 - 0.5) * if i % 97 == 0 { 40.0 } else { 3.0 }).collect()
+    }
+
+    /// f64 reference over the same quantized operands.
+    fn reference(w: &BlockMatrix, x: &Q8Rows) -> Vec<f64> {
+        let nb = w.k() / BLOCK;
+        let bytes = w.format().block_bytes();
+        let mut y = vec![0f64; x.rows() * w.n()];
+        for r in 0..x.rows() {
+            for n in 0..w.n() {
+                let row = w.row_bytes(n);
+                let mut acc = 0f64;
+                for b in 0..nb {
+                    // Codes times quantized activations, plus the offset times the block's exact float sum.
+                    let block = &row[b * bytes..(b + 1) * bytes];
+                    let (d, m) = w.format().scale_offset(block);
+                    for (&q, &a) in w.format().codes(block).iter().zip(x.codes(r, b)) {
+                        acc += f64::from(d) * f64::from(q) * f64::from(a) * f64::from(x.scale(r, b));
+                    }
+                    acc += f64::from(m) * f64::from(x.sum(r, b));
+                }
+                y[r * w.n() + n] = acc;
+            }
+        }
+        y
+    }
+
+    #[test]
+    fn every_kernel_matches_the_f64_reference_for_every_format() {
+        for format in [BlockFormat::Q4_0, BlockFormat::Q4_1, BlockFormat::Q8_0] {
+            let (n, k, rows) = (37, 96, 7);
+            let data = blocks(format, n, k, 0x9E37_79B9 ^ format.block_bytes() as u64);
+            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+            let mut x = Q8Rows::new();
+            x.quantize(&activations(rows, k), rows, k);
+            let want = reference(&w, &x);
+            let scale = want.iter().fold(0f64, |a, v| a.max(v.abs()));
+            for isa in [Isa::Scalar, Isa::detect()] {
+                let mut y = vec![0f32; rows * n];
+                matmul(isa, &w, &x, &mut y);
+                for (i, (&got, &exp)) in y.iter().zip(&want).enumerate() {
+                    assert!((f64::from(got) - exp).abs() <= 1e-5 * scale, "{format:?} {isa:?} element {i}: {got} vs {exp}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_gives_the_same_bits_alone_and_in_any_pass() {
+        // The property the engine relies on for lossless speculative decoding (and a negative control: rows
+        // quantized together with a different neighbour would still match, so we also check the bits change
+        // when the row itself changes).
+        for format in [BlockFormat::Q4_0, BlockFormat::Q4_1, BlockFormat::Q8_0] {
+            let (n, k) = (45, 128);
+            let data = blocks(format, n, k, 7 + format.block_bytes() as u64);
+            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+            let xs = activations(25, k);
+            for isa in [Isa::Scalar, Isa::detect()] {
+                let mut alone = Vec::new();
+                for r in 0..25 {
+                    let mut x = Q8Rows::new();
+                    x.quantize(&xs[r * k..(r + 1) * k], 1, k);
+                    let mut y = vec![0f32; n];
+                    matmul(isa, &w, &x, &mut y);
+                    alone.push(y);
+                }
+                for rows in [2, 3, 4, 5, 8, 9, 16, 25] {
+                    let mut x = Q8Rows::new();
+                    x.quantize(&xs[..rows * k], rows, k);
+                    let mut y = vec![0f32; rows * n];
+                    matmul(isa, &w, &x, &mut y);
+                    for r in 0..rows {
+                        let a: Vec<u32> = alone[r].iter().map(|v| v.to_bits()).collect();
+                        let b: Vec<u32> = y[r * n..(r + 1) * n].iter().map(|v| v.to_bits()).collect();
+                        assert_eq!(a, b, "{format:?} {isa:?}: row {r} of a {rows}-row pass differs from the row alone");
+                    }
+                }
+                assert_ne!(alone[0], alone[1], "distinct rows must give distinct outputs");
+            }
+        }
+    }
+
+    #[test]
+    fn column_ranges_compose_to_the_whole() {
+        let (n, k, rows) = (70, 64, 3);
+        let data = blocks(BlockFormat::Q4_1, n, k, 99);
+        let w = BlockMatrix::new(BlockFormat::Q4_1, n, k, &data).expect("shape");
+        let mut x = Q8Rows::new();
+        x.quantize(&activations(rows, k), rows, k);
+        let isa = Isa::detect();
+        let mut whole = vec![0f32; rows * n];
+        matmul(isa, &w, &x, &mut whole);
+        let mut parts = vec![0f32; rows * n];
+        for c in (0..n).step_by(16) {
+            // SAFETY: disjoint column ranges of a buffer of rows x n.
+            unsafe { matmul_columns(isa, &w, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n) };
+        }
+        assert_eq!(whole, parts);
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        assert_eq!(BlockMatrix::new(BlockFormat::Q4_1, 2, 48, &[0; 40]).unwrap_err(), BlockMatrixError::BadK(48));
+        assert!(matches!(BlockMatrix::new(BlockFormat::Q8_0, 2, 64, &[0; 10]), Err(BlockMatrixError::Size { expected: 136, .. })));
+    }
+}

@@ -1,0 +1,70 @@
+//! A weight matrix held as GGML blocks (the GGUF file's bytes), checked once: `n` output features, each a row of
+//! `k / 32` consecutive blocks of one [`BlockFormat`].
+
+use super::block_format::{BlockFormat, BLOCK};
+
+/// A weight matrix of `n` rows (output features) by `k` inputs, each row `k / 32` consecutive GGML blocks.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockMatrix<'a> {
+    format: BlockFormat,
+    n: usize,
+    k: usize,
+    data: &'a [u8],
+}
+
+/// Why a buffer cannot be read as a [`BlockMatrix`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlockMatrixError {
+    /// `k` is not a positive multiple of the block size.
+    #[error("K = {0} is not a positive multiple of 32")]
+    BadK(usize),
+    /// The byte count does not match `n x k/32` blocks.
+    #[error("{format} weights for N = {n}, K = {k} need {expected} bytes, found {found}")]
+    Size {
+        /// The block format's name.
+        format: &'static str,
+        /// Output features.
+        n: usize,
+        /// Inputs.
+        k: usize,
+        /// `n * k / 32 * block_bytes`.
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
+}
+
+impl<'a> BlockMatrix<'a> {
+    /// Checks that `data` holds exactly `n * k / 32` blocks of `format`.
+    pub fn new(format: BlockFormat, n: usize, k: usize, data: &'a [u8]) -> Result<Self, BlockMatrixError> {
+        if k == 0 || !k.is_multiple_of(BLOCK) {
+            return Err(BlockMatrixError::BadK(k));
+        }
+        let expected = n * (k / BLOCK) * format.block_bytes();
+        if data.len() != expected {
+            return Err(BlockMatrixError::Size { format: format.name(), n, k, expected, found: data.len() });
+        }
+        Ok(BlockMatrix { format, n, k, data })
+    }
+
+    /// The block format.
+    pub fn format(&self) -> BlockFormat {
+        self.format
+    }
+
+    /// Output features (rows of `W`).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Inputs (columns of `W`).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The bytes of output feature `n`'s blocks.
+    pub fn row_bytes(&self, n: usize) -> &'a [u8] {
+        let len = (self.k / BLOCK) * self.format.block_bytes();
+        &self.data[n * len..(n + 1) * len]
+    }
+}

@@ -1,0 +1,22 @@
+//! CPU kernels the engine ships itself, where ONNX Runtime's own are slow or not batch-invariant.
+//!
+//! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0) read verbatim from a GGUF file.
+//! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
+//! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
+//! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
+//!   1..25-row passes speculative decoding runs (docs/KERNELS.md has the measurements).
+//!
+//! Pure compute: no `ort`, no I/O. The ONNX Runtime backend wraps [`block_matmul`] as the custom operator
+//! `ai.specrt::MatMulGgml` (engine/backend/onnxruntime/block_matmul_op.rs).
+
+pub mod block_format;
+pub mod block_matmul;
+#[cfg(target_arch = "x86_64")]
+mod block_matmul_avx2;
+pub mod block_matrix;
+pub mod q8_rows;
+
+pub use block_format::BlockFormat;
+pub use block_matmul::Isa;
+pub use block_matrix::{BlockMatrix, BlockMatrixError};
+pub use q8_rows::Q8Rows;

@@ -1,0 +1,137 @@
+//! Activation rows quantized to 8-bit blocks of 32 (scale d, codes q) plus each block's exact float sum s: the
+//! operand the block matmul multiplies with integer dot products, as llama.cpp's Q8_1 does for Q4_1 weights, but
+//! with fp32 `d` and the UNquantized sum for Q4_1's offset term (`m * sum(x)`, exact where llama.cpp uses
+//! `m * d * sum(q)`): measured on SmolLM2, this halves the disagreement with the float model. Each row is quantized on its own, so a row's codes never depend on the other rows of the pass:
+//! the first half of the block matmul's batch invariance.
+
+use super::block_format::BLOCK;
+
+/// Quantized activation rows; the buffers are reused across calls (no allocation once grown).
+#[derive(Debug, Default, Clone)]
+pub struct Q8Rows {
+    rows: usize,
+    blocks_per_row: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    sums: Vec<f32>,
+}
+
+impl Q8Rows {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Quantizes `x` (`rows` x `k`, row-major; `k` a multiple of 32) in place of the previous contents.
+    ///
+    /// # Panics
+    /// If `k` is not a multiple of 32 or `x.len() != rows * k` (the operator checks both first).
+    pub fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
+        assert!(k.is_multiple_of(BLOCK) && x.len() == rows * k, "Q8Rows::quantize: {} values for {rows} x {k}", x.len());
+        let nb = k / BLOCK;
+        self.rows = rows;
+        self.blocks_per_row = nb;
+        self.codes.resize(rows * k, 0);
+        self.scales.resize(rows * nb, 0.0);
+        self.sums.resize(rows * nb, 0.0);
+        for (i, block) in x.chunks_exact(BLOCK).enumerate() {
+            let amax = block.iter().fold(0.0f32, |a, v| a.max(v.abs()));
+            let d = amax / 127.0;
+            let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+            let mut sum = 0.0f32;
+            for (q, v) in self.codes[i * BLOCK..(i + 1) * BLOCK].iter_mut().zip(block) {
+                // `as` saturates (and maps NaN to 0): |v * id| <= 127 up to rounding, so nothing is clipped.
+                *q = (v * id).round_ties_even() as i8;
+                sum += v;
+            }
+            self.scales[i] = d;
+            self.sums[i] = sum;
+        }
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Blocks per row (`k / 32`).
+    pub fn blocks_per_row(&self) -> usize {
+        self.blocks_per_row
+    }
+
+    /// The 32 codes of block `b` of row `r`.
+    #[inline]
+    pub fn codes(&self, r: usize, b: usize) -> &[i8] {
+        let i = (r * self.blocks_per_row + b) * BLOCK;
+        &self.codes[i..i + BLOCK]
+    }
+
+    /// All codes, row-major (`rows * k`).
+    #[inline]
+    pub fn all_codes(&self) -> &[i8] {
+        &self.codes[..self.rows * self.blocks_per_row * BLOCK]
+    }
+
+    /// Scale `d` of block `b` of row `r`.
+    #[inline]
+    pub fn scale(&self, r: usize, b: usize) -> f32 {
+        self.scales[r * self.blocks_per_row + b]
+    }
+
+    /// All scales, row-major (`rows * k / 32`).
+    #[inline]
+    pub fn all_scales(&self) -> &[f32] {
+        &self.scales[..self.rows * self.blocks_per_row]
+    }
+
+    /// The float sum of block `b` of row `r` (what a Q4_1 offset `m` multiplies).
+    #[inline]
+    pub fn sum(&self, r: usize, b: usize) -> f32 {
+        self.sums[r * self.blocks_per_row + b]
+    }
+
+    /// All block sums, row-major.
+    #[inline]
+    pub fn all_sums(&self) -> &[f32] {
+        &self.sums[..self.rows * self.blocks_per_row]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantization_error_is_half_a_step_and_rows_are_independent() {
+        let k = 64;
+        let x: Vec<f32> = (0..3 * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+        let mut all = Q8Rows::new();
+        all.quantize(&x, 3, k);
+        for r in 0..3 {
+            for b in 0..2 {
+                let d = all.scale(r, b);
+                for (j, &q) in all.codes(r, b).iter().enumerate() {
+                    let v = x[r * k + b * 32 + j];
+                    assert!((q as f32 * d - v).abs() <= d * 0.5 + 1e-6);
+                }
+                let s: f32 = x[r * k + b * 32..r * k + b * 32 + 32].iter().sum();
+                assert_eq!(all.sum(r, b), s);
+            }
+            // The same row quantized alone gives the same bits.
+            let mut one = Q8Rows::new();
+            one.quantize(&x[r * k..(r + 1) * k], 1, k);
+            assert_eq!(one.all_codes(), &all.all_codes()[r * k..(r + 1) * k]);
+            assert_eq!(one.all_scales(), &all.all_scales()[r * 2..(r + 1) * 2]);
+        }
+    }
+
+    #[test]
+    fn zero_and_non_finite_blocks_do_not_panic() {
+        let mut q = Q8Rows::new();
+        let mut x = vec![0.0f32; 64];
+        x[40] = f32::NAN;
+        q.quantize(&x, 1, 64);
+        assert!(q.codes(0, 0).iter().all(|&c| c == 0));
+        assert_eq!(q.scale(0, 0), 0.0);
+    }
+}

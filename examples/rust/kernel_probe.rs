@@ -1,0 +1,65 @@
+//! The engine's block kernel alone (engine/kernels/block_matmul.rs), one thread: microseconds per call for the
+//! SmolLM2-135M projection shapes (q|k|v 576 -> 960, gate|up 576 -> 3072, down 1536 -> 576) at 1..25 rows of a pass,
+//! and each cost as a multiple of one row: the verification-cost curve a speculative strategy pays. Prints a table
+//! and writes bench-out/kernel-probe.json. `cargo run --release --example kernel_probe` (part of make bench-kernels).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use specrt::kernels::{block_matmul, BlockFormat, BlockMatrix, Isa, Q8Rows};
+
+const ROWS: [usize; 8] = [1, 2, 3, 4, 8, 9, 16, 25];
+
+fn main() -> std::io::Result<()> {
+    let isa = Isa::detect();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    println!("block kernel ({}), 1 thread, Q4_1, CPU {cpu}", isa.name());
+    let mut header = String::from("| shape (K -> N) |");
+    for m in ROWS {
+        let _ = write!(header, " {m} row{} |", if m == 1 { "" } else { "s" });
+    }
+    println!("{header}\n|---|{}", "---|".repeat(ROWS.len()));
+    let mut records = Vec::new();
+    for (k, n) in [(576usize, 960usize), (576, 3072), (1536, 576)] {
+        let nb = k / 32;
+        // Deterministic blocks with sane fp16 scales (d = 2^-7, m = -2^-4): the speed does not depend on values.
+        let mut data = vec![0u8; n * nb * 20];
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = (i * 7 % 251) as u8;
+        }
+        for blk in data.chunks_exact_mut(20) {
+            blk[0..4].copy_from_slice(&[0x00, 0x20, 0x00, 0xAC]);
+        }
+        let w = BlockMatrix::new(BlockFormat::Q4_1, n, k, &data).expect("consistent shape");
+        let (mut line, mut one) = (format!("| {k} -> {n} |"), 0.0);
+        for m in ROWS {
+            let x: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 - 6.0).collect();
+            let (mut q, mut y) = (Q8Rows::new(), vec![0f32; m * n]);
+            let iters = (3000 / m).max(50);
+            let mut best = f64::MAX;
+            // Best of 5 repetitions: the machine is shared, the minimum is the kernel's own cost.
+            for _ in 0..5 {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    q.quantize(&x, m, k);
+                    block_matmul::matmul(isa, &w, &q, &mut y);
+                }
+                best = best.min(t.elapsed().as_secs_f64() * 1e6 / iters as f64);
+            }
+            if m == 1 {
+                one = best;
+            }
+            let _ = write!(line, " {best:.1} us ({:.2}x) |", best / one);
+            records.push(format!("{{\"k\":{k},\"n\":{n},\"rows\":{m},\"us\":{best:.2},\"vs_one_row\":{:.3}}}", best / one));
+        }
+        println!("{line}");
+    }
+    std::fs::create_dir_all("bench-out")?;
+    let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"format\":\"Q4_1\",\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
+    std::fs::write("bench-out/kernel-probe.json", json)?;
+    println!("wrote bench-out/kernel-probe.json");
+    Ok(())
+}

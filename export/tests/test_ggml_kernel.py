@@ -1,0 +1,59 @@
+"""`--linear-kernel ggml`: the exporter writes the GGUF's Q4_0/Q4_1/Q8_0 blocks verbatim into ai.specrt::MatMulGgml
+nodes (the engine's batch-invariant kernel, engine/kernels/), falls back to MatMulNBits for anything else, and says
+so in the manifest. The numerics are tested in Rust (engine/kernels unit tests, tests/ggml_kernel.rs): Python's
+onnxruntime does not know the operator."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from export.graph_decoder import SPECRT, build_decoder
+from export.tiny import tiny_checkpoint
+
+from .helpers import quantize_checkpoint
+
+
+def _ops(model, op_type):
+    return [n for n in model.graph.node if n.op_type == op_type]
+
+
+def _inits(model):
+    from onnx import numpy_helper
+    return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+
+
+@pytest.mark.parametrize("matrix_type", ["Q4_0", "Q4_1", "Q8_0"])
+def test_ggml_blocks_are_written_verbatim(matrix_type):
+    ck = quantize_checkpoint(tiny_checkpoint(seed=3, layers=2), matrix_type, embed_type="Q8_0")
+    res = build_decoder(ck, precision="int4", linear_kernel="ggml")
+    nodes = _ops(res.model, "MatMulGgml")
+    # per layer: q|k|v, o, gate|up, down; plus the LM head (tied Q8_0 embedding)
+    assert len(nodes) == 4 * 2 + 1
+    assert not _ops(res.model, "MatMulNBits")
+    assert all(n.domain == SPECRT for n in nodes)
+    assert SPECRT in {o.domain for o in res.model.opset_import}
+    inits = _inits(res.model)
+    L0 = ck.layers[0]
+    qkv = next(n for n in nodes if n.name.startswith("layers.0.") and "qkv" in n.name)
+    blob = inits[qkv.input[1]]
+    want = np.concatenate([w.blocks.reshape(w.shape[0], -1) for w in (L0.q, L0.k, L0.v)])
+    np.testing.assert_array_equal(blob, want)  # the file's bytes, not a re-packing
+    attrs = {a.name: a for a in qkv.attribute}
+    assert attrs["ggml_type"].s.decode() == matrix_type
+    assert attrs["K"].i == L0.q.shape[1] and attrs["N"].i == want.shape[0]
+    assert res.precision["linear_kernel"] == "ggml" and res.precision["exact_conversion"]
+    # the effective weights the manifest's checks use are the blocks' own dequantization
+    np.testing.assert_array_equal(res.effective.layers[0].o, L0.o.dequantize())
+
+
+def test_weights_the_kernel_cannot_take_fall_back_to_matmulnbits():
+    # A float checkpoint has no GGML blocks: every projection stays MatMulNBits (re-quantized) and no custom
+    # domain is imported; the default kernel never writes MatMulGgml.
+    ck = tiny_checkpoint(seed=3, layers=2)
+    res = build_decoder(ck, precision="int4", linear_kernel="ggml")
+    assert not _ops(res.model, "MatMulGgml") and _ops(res.model, "MatMulNBits")
+    assert SPECRT not in {o.domain for o in res.model.opset_import}
+    q = quantize_checkpoint(ck, "Q4_1")
+    assert not _ops(build_decoder(q, precision="int4").model, "MatMulGgml")
+    with pytest.raises(ValueError, match="linear_kernel"):
+        build_decoder(q, precision="int4", linear_kernel="cublas")

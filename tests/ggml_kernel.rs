@@ -1,0 +1,103 @@
+//! The engine's own linear-layer kernel (ai.specrt::MatMulGgml, engine/kernels/) on the real SmolLM2-135M Q4_1
+//! GGUF: the export that keeps the GGUF's blocks is at least as close to the float model as ONNX Runtime's
+//! MatMulNBits export (both multiply the same exact weights by int8-quantized activations), its speculative pipelines stay lossless, and a
+//! decode step on it allocates nothing in the engine.
+
+mod common;
+
+use common::*;
+use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
+use specrt::{GenerationRequest, Pipeline};
+
+const PROMPTS: [&str; 3] = [
+    "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n",
+    "Write a short story about a dragon who is afraid of fire.",
+    "Summarize: The Industrial Revolution began in Britain in the late 18th century. It transformed economies that had been based on agriculture and handicrafts into economies based on large-scale industry, mechanized manufacturing, and the factory system.",
+];
+
+fn ggml() -> std::path::PathBuf {
+    model_dir("smollm2-135m-instruct-int4-ggml")
+}
+
+#[test]
+fn the_ggml_export_uses_the_engine_kernel_for_every_projection() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ggml().join("manifest.json")).expect("make fixtures exports it")).unwrap();
+    assert_eq!(manifest["precision"]["linear_kernel"], "ggml");
+    let notes = manifest["precision"]["notes"].to_string();
+    // 30 layers x (q|k|v, o, gate|up, down) in Q4_1 + the tied Q8_0 LM head; no MatMulNBits left.
+    assert!(notes.contains("120 x Q4_1, 1 x Q8_0"), "{notes}");
+    assert!(!notes.contains("MatMulNBits"), "{notes}");
+}
+
+#[test]
+fn ggml_logits_are_as_close_to_the_float_model_as_matmulnbits() {
+    // Teacher-force the float export's own greedy continuation (the same GGUF weights dequantized, float
+    // activations: the reference) through both int4 graphs. Both multiply the exact weights by int8 activations
+    // (per 32-block), so neither is bit-exact; the engine's kernel must be at least as close to the float model.
+    let mut f = open(&smollm2("fp32"), 512);
+    let mut a = open(&smollm2("int4"), 512);
+    let mut b = open(&ggml(), 512);
+    let tok = specrt::text::Tokenizer::load(&smollm2("int4").join("tokenizer.json")).unwrap();
+    let (mut steps, mut agree_a, mut agree_b, mut err_a, mut err_b) = (0usize, 0usize, 0usize, 0f64, 0f64);
+    for prompt in PROMPTS {
+        let ids = tok.encode(prompt).unwrap();
+        for m in [&mut f, &mut a, &mut b] {
+            m.reset();
+        }
+        let (mut lf, mut la, mut lb) = (f.append(&ids).unwrap().to_vec(), a.append(&ids).unwrap().to_vec(), b.append(&ids).unwrap().to_vec());
+        for _ in 0..96 {
+            let t = argmax(&lf);
+            steps += 1;
+            agree_a += usize::from(argmax(&la) == t);
+            agree_b += usize::from(argmax(&lb) == t);
+            let scale = f64::from(lf.iter().fold(0f32, |m, v| m.max(v.abs())));
+            err_a += f64::from(max_abs_diff(&lf, &la)) / scale;
+            err_b += f64::from(max_abs_diff(&lf, &lb)) / scale;
+            lf = f.append(&[t]).unwrap().to_vec();
+            la = a.append(&[t]).unwrap().to_vec();
+            lb = b.append(&[t]).unwrap().to_vec();
+        }
+    }
+    let (err_a, err_b) = (err_a / steps as f64, err_b / steps as f64);
+    eprintln!(
+        "argmax agreement with the float model: MatMulNBits {agree_a}/{steps}, ggml kernel {agree_b}/{steps}; mean relative \
+         max logit error {err_a:.4} vs {err_b:.4}"
+    );
+    assert!(agree_b * 100 >= steps * 90, "the ggml kernel agreed with the float model on only {agree_b} of {steps} steps");
+    assert!(agree_b + steps / 50 >= agree_a, "ggml {agree_b} vs MatMulNBits {agree_a} of {steps}: the kernel is less accurate");
+    assert!(err_b <= err_a * 1.25, "mean relative logit error {err_b:.4} vs MatMulNBits {err_a:.4}");
+    // Negative control: a graph with other weights (the 22-layer self-draft) fails the same agreement bar.
+    let mut c = open(&model_dir("smollm2-135m-instruct-int4-skip22"), 512);
+    let ids = tok.encode(PROMPTS[1]).unwrap();
+    f.reset();
+    let (lf, lc) = (f.append(&ids).unwrap().to_vec(), c.append(&ids).unwrap().to_vec());
+    let scale = lf.iter().fold(0f32, |m, v| m.max(v.abs()));
+    assert!(f64::from(max_abs_diff(&lf, &lc) / scale) > err_b * 2.0, "the control should be much further from the float model");
+}
+
+#[test]
+fn speculative_decoding_on_the_ggml_export_equals_its_ar() {
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
+    let cfg = pipeline_yaml(dir.path(), &ggml(), "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n");
+    let mut p = Pipeline::load(&cfg).unwrap();
+    let strategies = [WindowPolicyKind::Static, WindowPolicyKind::CostModel].map(|policy| StrategyConfig::Speculative {
+        drafter: DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 },
+        window: WindowConfig { policy, k: 4, k_min: 1, k_max: 10, ..Default::default() },
+        allow_lossy: false,
+    });
+    for prompt in PROMPTS {
+        let req = GenerationRequest { max_tokens: Some(256), chat: Some(true), ignore_eos: true, ..GenerationRequest::text(prompt) };
+        p.set_strategy(StrategyConfig::Ar {}).unwrap();
+        let ar = p.generate(&req, &mut |_| true).unwrap();
+        assert_eq!(ar.tokens.len(), 256);
+        for s in &strategies {
+            p.set_strategy(s.clone()).unwrap();
+            let out = p.generate(&req, &mut |_| true).unwrap();
+            let first_diff = out.tokens.iter().zip(&ar.tokens).position(|(x, y)| x != y);
+            assert_eq!(first_diff, None, "{s:?} differs from AR at token {first_diff:?} on {prompt:?}");
+            assert!(out.stats.drafted > 0);
+        }
+    }
+}
