@@ -55,10 +55,10 @@ setup: $(VENV)/.stamp $(ORT_LIB)
 $(MODELS)/smollm2-135m-instruct-int4-skip22/manifest.json: $(VENV)/.stamp
 	$(VPY) -m export smollm2 --precision int4 --layers 22 --out $(MODELS)/smollm2-135m-instruct-int4-skip22
 
-# The same Q4_1 GGUF with its linear layers on the engine's own kernel (ai.specrt::MatMulGgml over the GGUF's
-# blocks as stored: exact, batch-invariant; docs/KERNELS.md). Runs only in specrt, not in Python's onnxruntime.
+# The same Q4_1 GGUF on the engine's own kernels (ai.specrt::MatMulGgml over the GGUF's blocks + BatchInvariantAttention:
+# exact, natively batch-invariant, no padding; docs/KERNELS.md). Runs only in specrt, not in Python's onnxruntime.
 $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json: $(VENV)/.stamp
-	$(VPY) -m export smollm2 --precision int4 --linear-kernel ggml --out $(MODELS)/smollm2-135m-instruct-int4-ggml
+	$(VPY) -m export smollm2 --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(MODELS)/smollm2-135m-instruct-int4-ggml
 
 $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 	@echo ">> exporting SmolLM2-135M-Instruct ($*) to $(MODELS)/smollm2-135m-instruct-$*"

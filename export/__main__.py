@@ -27,7 +27,10 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
     p.add_argument("--linear-kernel", choices=["matmulnbits", "ggml"], default="matmulnbits",
                    help="int4/int8 linear layers: ONNX Runtime's MatMulNBits (runs in any ONNX Runtime) or ggml = "
                         "the engine's ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored "
-                        "(exact, batch-invariant, faster for multi-token passes; runs only in specrt)")
+                        "(exact, batch-invariant; runs only in specrt)")
+    p.add_argument("--attention-kernel", choices=["gqa", "specrt"], default="gqa",
+                   help="attention: ONNX Runtime's GroupQueryAttention or specrt = the engine's BatchInvariantAttention "
+                        "(same contract, one query row at a time, so decode steps equal verification rows; specrt only)")
 
 
 def _tiny_dims(p: argparse.ArgumentParser) -> None:
@@ -81,7 +84,8 @@ def _export(ck, a, mask_row=None, space_lowrank=None) -> None:
                                     layers=a.keep_layers, hidden_states=a.hidden_states, requantize=a.requantize,
                                     lm_head_bits=a.lm_head_bits, check=not a.no_check,
                                     mask_row=mask_row if space_k is not None else None, space_k=space_k,
-                                    space_lowrank=space_lowrank, linear_kernel=getattr(a, "linear_kernel", "matmulnbits"))
+                                    space_lowrank=space_lowrank, linear_kernel=getattr(a, "linear_kernel", "matmulnbits"),
+                                    attention_kernel=getattr(a, "attention_kernel", "gqa"))
     for note in manifest["precision"]["notes"]:
         print(f"[export] note: {note}", file=sys.stderr)
     print(a.out)

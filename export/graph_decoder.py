@@ -30,6 +30,7 @@ MS = "com.microsoft"
 SPECRT = "ai.specrt"
 GGML_KERNEL_TYPES = ("Q4_0", "Q4_1", "Q8_0")
 LINEAR_KERNELS = ("matmulnbits", "ggml")
+ATTENTION_KERNELS = ("gqa", "specrt")
 PRECISIONS = ("fp32", "fp16", "int8", "int4")
 
 
@@ -106,10 +107,12 @@ def _concat_packed(parts: list) -> PackedMatrix:
 
 class _Builder:
     def __init__(self, ck: Checkpoint, precision: str, accuracy_level: int, requantize: bool,
-                 lm_head_bits: Optional[int], linear_kernel: str = "matmulnbits"):
+                 lm_head_bits: Optional[int], linear_kernel: str = "matmulnbits", attention_kernel: str = "gqa"):
         if linear_kernel not in LINEAR_KERNELS:
             raise ValueError(f"linear_kernel must be one of {LINEAR_KERNELS}")
-        self.linear_kernel = linear_kernel
+        if attention_kernel not in ATTENTION_KERNELS:
+            raise ValueError(f"attention_kernel must be one of {ATTENTION_KERNELS}")
+        self.linear_kernel, self.attention_kernel = linear_kernel, attention_kernel
         self.ggml_nodes = {}  # ggml_type -> MatMulGgml nodes written
         self.nbits_nodes = 0  # MatMulNBits nodes written
         self.ck, self.cfg = ck, ck.config
@@ -270,10 +273,13 @@ class _Builder:
                 qkv_bias = np.concatenate([L.q_bias, L.k_bias, L.v_bias]).astype(np.float32)
             lr = lowrank[i] if lowrank is not None else {}
             qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias, lowrank=lr.get("qkv"))
-            attn = g.op("GroupQueryAttention",
+            # The engine's BatchInvariantAttention takes GroupQueryAttention's inputs, outputs and attributes.
+            attn_op, attn_dom = (("BatchInvariantAttention", SPECRT) if self.attention_kernel == "specrt"
+                                 else ("GroupQueryAttention", MS))
+            attn = g.op(attn_op,
                         [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
                          cos_n, sin_n, "position_ids", bias_in],
-                        domain=MS, name=f"{p}/GroupQueryAttention",
+                        domain=attn_dom, name=f"{p}/{attn_op}",
                         outputs=[f"{p}/attn_out", f"present_key.{i}", f"present_value.{i}"],
                         num_heads=NH, kv_num_heads=KVH, do_rotary=1, rotary_interleaved=0)[0]
             o, w_o = self.linear(attn, [L.o], f"{p}.attn.o_proj", lowrank=lr.get("o"))
@@ -340,7 +346,7 @@ class _Builder:
         graph = helper.make_graph(g.nodes, "specrt_decoder", [vi(*a) for a in inputs], [vi(*a) for a in outputs],
                                   initializer=g.inits)
         opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
-        if self.ggml_nodes:
+        if self.ggml_nodes or self.attention_kernel == "specrt":
             opsets.append(helper.make_opsetid(SPECRT, 1))
         model = helper.make_model(graph, opset_imports=opsets, producer_name="specrt-export")
         model.ir_version = 10 if OPSET < 23 else 11
@@ -357,6 +363,9 @@ class _Builder:
             kinds = ", ".join(f"{c} x {t}" for t, c in sorted(self.ggml_nodes.items()))
             notes.append(f"linear layers: ai.specrt MatMulGgml over the GGUF blocks as stored ({kinds}); int8 "
                          "activations per 32-block; batch-invariant; runs only in the specrt engine")
+        if self.attention_kernel == "specrt":
+            notes.append("attention: ai.specrt BatchInvariantAttention (GroupQueryAttention's contract, one query row at a "
+                         "time: a decode step equals a row of a verification pass); runs only in the specrt engine")
         if self.bits and self.nbits_nodes:
             head = f"{self.lm_head_bits}-bit MatMulNBits" if self.lm_head_bits else "float32 Gemm"
             notes.append(f"linear layers: MatMulNBits {self.bits}-bit, block 32, accuracy_level {self.acc}; "
@@ -387,6 +396,7 @@ class _Builder:
                      "kv_dtype": "float16" if self.precision == "fp16" else "float32",
                      "exact_conversion": bool(self.bits) and self.exact_all,
                      "linear_kernel": self.linear_kernel if self.bits else None,
+                     "attention_kernel": self.attention_kernel,
                      "requantized": [{"tensor": n, **e} for n, e in self.errors]}
         return BuildResult(model=model, effective=effective, inputs=io(inputs), outputs=io(outputs), notes=notes,
                            precision=precision)
@@ -395,7 +405,8 @@ class _Builder:
 def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int = 4, layers: Optional[int] = None,
                   hidden_states: bool = False, requantize: bool = False,
                   lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None,
-                  lowrank: Optional[list] = None, linear_kernel: str = "matmulnbits") -> BuildResult:
+                  lowrank: Optional[list] = None, linear_kernel: str = "matmulnbits",
+                  attention_kernel: str = "gqa") -> BuildResult:
     """Build the decoder graph for `ck`.
 
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
@@ -409,7 +420,9 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     export/space_merge.py `lowrank`), added as a path gated to the mask rows; needs mask_row.
     linear_kernel (int4/int8 only): "matmulnbits" (ONNX Runtime's op; runs anywhere) or "ggml" (the engine's
     ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored: exact, batch-invariant, runs only in
-    the specrt engine; other weights fall back to MatMulNBits).
+    the specrt engine; other weights fall back to MatMulNBits). attention_kernel: "gqa" (ONNX Runtime's
+    GroupQueryAttention) or "specrt" (the engine's BatchInvariantAttention: same contract, one row at a time, so a
+    one-token step equals a row of a k-token pass; runs only in the specrt engine).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
@@ -418,7 +431,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
         raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
     if precision in ("fp32", "fp16"):
         lm_head_bits = None
-    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits, linear_kernel).build(n, hidden_states, mask_row, lowrank)
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits, linear_kernel, attention_kernel).build(n, hidden_states, mask_row, lowrank)
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:

@@ -1,5 +1,6 @@
 //! CPU kernels the engine ships itself, where ONNX Runtime's own are slow or not batch-invariant.
 //!
+//! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0) read verbatim from a GGUF file.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
@@ -9,6 +10,7 @@
 //! Pure compute: no `ort`, no I/O. The ONNX Runtime backend wraps [`block_matmul`] as the custom operator
 //! `ai.specrt::MatMulGgml` (engine/backend/onnxruntime/block_matmul_op.rs).
 
+pub mod attention;
 pub mod block_format;
 pub mod block_matmul;
 #[cfg(target_arch = "x86_64")]

@@ -57,3 +57,22 @@ def test_weights_the_kernel_cannot_take_fall_back_to_matmulnbits():
     assert not _ops(build_decoder(q, precision="int4").model, "MatMulGgml")
     with pytest.raises(ValueError, match="linear_kernel"):
         build_decoder(q, precision="int4", linear_kernel="cublas")
+
+
+def test_attention_kernel_specrt_keeps_the_gqa_node_contract():
+    ck = quantize_checkpoint(tiny_checkpoint(seed=3, layers=2), "Q4_1")
+    gqa = build_decoder(ck, precision="int4", linear_kernel="ggml")
+    ours = build_decoder(ck, precision="int4", linear_kernel="ggml", attention_kernel="specrt")
+    a, b = _ops(gqa.model, "GroupQueryAttention"), _ops(ours.model, "BatchInvariantAttention")
+    assert len(a) == len(b) == 2 and not _ops(ours.model, "GroupQueryAttention")
+    for x, y in zip(a, b):
+        # same inputs, outputs and attributes: the engine's op is a drop-in for GroupQueryAttention
+        assert list(x.input) == list(y.input) and list(x.output) == list(y.output)
+        assert {t.name: t.i for t in x.attribute} == {t.name: t.i for t in y.attribute}
+        assert y.domain == SPECRT
+    assert ours.precision["attention_kernel"] == "specrt" and gqa.precision["attention_kernel"] == "gqa"
+    # the float export can use it too (its numerics are then batch-invariant in the engine)
+    f = build_decoder(tiny_checkpoint(seed=3, layers=2), precision="fp32", attention_kernel="specrt")
+    assert _ops(f.model, "BatchInvariantAttention") and SPECRT in {o.domain for o in f.model.opset_import}
+    with pytest.raises(ValueError, match="attention_kernel"):
+        build_decoder(ck, precision="int4", attention_kernel="flash")

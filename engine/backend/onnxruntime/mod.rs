@@ -7,17 +7,20 @@
 //!   hot path on the raw C API so a decode step costs one `Run` and no large allocation.
 //! - [`encoder`]: the encoder runner (CTC NAT): preallocated logits read in place.
 //! - [`head`]: the runner for small auxiliary graphs (draft heads).
-//! - [`block_matmul_op`]: the engine's own operator `ai.specrt::MatMulGgml` (GGUF blocks, batch-invariant),
-//!   registered on every session.
+//! - [`custom_ops`]: the engine's own operators (`ai.specrt`: [`block_matmul_op`] for GGUF-block linear layers,
+//!   [`attention_op`] for batch-invariant attention), registered on every session.
 //!
 //! This folder is the only place in the engine that uses the `ort` crate (scripts/check_layers.py checks it).
 
+pub mod attention_op;
 pub mod block_matmul_op;
 pub mod contract;
+pub mod custom_ops;
 pub mod decoder;
 pub mod encoder;
 pub mod head;
 pub mod library;
+mod op_io;
 pub mod providers;
 mod raw;
 
@@ -65,7 +68,7 @@ impl OnnxRuntime {
             .map_err(backend_err)?
             .with_intra_threads(self.threads)
             .map_err(backend_err)?;
-        let ops = block_matmul_op::domain().map_err(|e| Error::Backend(format!("cannot create the ai.specrt operators: {e}")))?;
+        let ops = custom_ops::domain().map_err(|e| Error::Backend(format!("cannot create the ai.specrt operators: {e}")))?;
         builder = builder.with_operators(ops).map_err(backend_err)?;
         builder = providers::register(builder, &self.settings.providers)?;
         builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))

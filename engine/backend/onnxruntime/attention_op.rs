@@ -1,0 +1,299 @@
+//! The custom operator `ai.specrt::BatchInvariantAttention`: ONNX Runtime's GroupQueryAttention contract as the
+//! decoder uses it (packed q|k|v, shared KV buffers, rotate-half rotary at explicit positions, additive bias),
+//! computed one query row at a time by engine/kernels/attention.rs so a row's result never depends on how many
+//! rows its pass holds (exports made with `--attention-kernel specrt`).
+//!
+//! Inputs (the GroupQueryAttention node's, same order): 0 `qkv` f32 `[B, S, (H + 2 KVH) * D]`, 1-2 unused (must be
+//! absent), 3-4 `past_key` / `past_value` f32 `[B, KVH, capacity, D]`, 5 `seqlens_k` i32 `[B]` (total - 1),
+//! 6 `total_sequence_length` i32, 7-8 `cos_cache` / `sin_cache` f32 `[max_positions, D / 2]`, 9 `position_ids`
+//! i64 `[B, S]`, 10 `attention_bias` f32 `[B, 1, S, total]`. Outputs: 0 f32 `[B, S, H * D]`,
+//! 1-2 `present_key` / `present_value` (the caller binds them to the past buffers; if not, the past is copied).
+//! Attributes: `num_heads`, `kv_num_heads`; `do_rotary` must be 1 and `rotary_interleaved` 0 where given.
+
+use std::ffi::c_void;
+
+use ort::operator::{ComputeContext, Kernel, KernelContext, Operator, OperatorInput, OperatorOutput};
+use ort::sys::OrtKernelContext;
+use ort::value::TensorElementType;
+use ort::AsPointer;
+
+use super::op_io::{check, input, output, MAX_RANK};
+use crate::kernels::attention;
+
+/// The operator's name in the `ai.specrt` domain.
+pub const OP_NAME: &str = "BatchInvariantAttention";
+
+/// The operator (registered by engine/backend/onnxruntime/custom_ops.rs).
+pub(crate) struct BatchInvariantAttention;
+
+impl Operator for BatchInvariantAttention {
+    type Kernel<'attr> = AttentionKernel;
+
+    fn name(&self) -> &str {
+        OP_NAME
+    }
+
+    fn inputs(&self) -> impl IntoIterator<Item = OperatorInput> {
+        use TensorElementType::{Float32 as F, Int32 as I32, Int64 as I64};
+        [
+            OperatorInput::required(F),
+            OperatorInput::optional(F),
+            OperatorInput::optional(F),
+            OperatorInput::required(F),
+            OperatorInput::required(F),
+            OperatorInput::required(I32),
+            OperatorInput::required(I32),
+            OperatorInput::required(F),
+            OperatorInput::required(F),
+            OperatorInput::required(I64),
+            OperatorInput::required(F),
+        ]
+    }
+
+    fn outputs(&self) -> impl IntoIterator<Item = OperatorOutput> {
+        [TensorElementType::Float32; 3].map(OperatorOutput::required)
+    }
+
+    fn create_kernel<'attr>(&self, kctx: &KernelContext<'attr>) -> ort::Result<Self::Kernel<'attr>> {
+        let node = kctx.node_name().unwrap_or_default();
+        let fail = |what: String| ort::Error::new(format!("{OP_NAME} node {node:?}: {what}"));
+        let positive = |name: &str| {
+            kctx.get::<i64>(name).filter(|&v| v > 0).map(|v| v as usize).ok_or_else(|| fail(format!("attribute {name} missing or not positive")))
+        };
+        let (heads, kv_heads) = (positive("num_heads")?, positive("kv_num_heads")?);
+        if heads % kv_heads != 0 {
+            return Err(fail(format!("num_heads {heads} is not a multiple of kv_num_heads {kv_heads}")));
+        }
+        if kctx.get::<i64>("do_rotary").is_some_and(|v| v != 1) || kctx.get::<i64>("rotary_interleaved").is_some_and(|v| v != 0) {
+            return Err(fail("only do_rotary = 1 with rotary_interleaved = 0 (rotate-half) is implemented".into()));
+        }
+        let scale = kctx.get::<f32>("scale").filter(|&s| s != 0.0);
+        Ok(AttentionKernel { node, heads, kv_heads, scale })
+    }
+}
+
+/// Per-node state: the attributes.
+pub(crate) struct AttentionKernel {
+    node: String,
+    heads: usize,
+    kv_heads: usize,
+    scale: Option<f32>,
+}
+
+/// Parallel tasks per call at most; each owns `total` floats of softmax scratch and handles every `TASKS`-th
+/// (row, head) pair, so the scratch is bounded by `TASKS x total` whatever the pass (a 2,000-token prefill
+/// would otherwise need 2,000 x 9 heads x 2,000 floats per layer).
+const TASKS: usize = 32;
+/// Largest head_dim (the query is rotated into a stack buffer of this size).
+const MAX_HEAD_DIM: usize = 512;
+
+thread_local! {
+    /// Softmax scratch shared by every attention node run from this thread (nodes run one after another), grown to
+    /// the largest `TASKS x total` seen, never per call.
+    static SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// One call's work for the (row, head) tasks.
+struct Task {
+    qkv: *const f32,
+    width: usize,
+    cos: *const f32,
+    sin: *const f32,
+    positions: *const i64,
+    keys: *const f32,
+    values: *const f32,
+    bias: *const f32,
+    out: *mut f32,
+    scores: *mut f32,
+    heads: usize,
+    group: usize,
+    d: usize,
+    pairs: usize,
+    seq: usize,
+    capacity: usize,
+    /// `total_sequence_length`: the bias row length and the scores stride per task.
+    total: usize,
+    /// Cached tokens before this pass, per batch row (`seqlens_k + 1 - S`).
+    past: *const usize,
+    scale: f32,
+}
+
+/// Runs task `t`: the (row, head) pairs `t, t + TASKS, ...`, pair = (b * S + s) * H + h.
+unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
+    // SAFETY: `data` is the Task `compute` keeps alive until ParallelFor returns; every index below was checked
+    // against the buffers' shapes there; task t writes only its own output heads and its own scores region.
+    unsafe {
+        let k = &*(data as *const Task);
+        let d = k.d;
+        let half = d / 2;
+        let mut q = [0f32; MAX_HEAD_DIM];
+        let q = &mut q[..d];
+        let scores = std::slice::from_raw_parts_mut(k.scores.add(t * k.total), k.total);
+        let mut pair = t;
+        while pair < k.pairs {
+            let (h, row) = (pair % k.heads, pair / k.heads);
+            let (b, s) = (row / k.seq, row % k.seq);
+            let kv = b * (k.heads / k.group) + h / k.group;
+            let visible = *k.past.add(b) + s + 1;
+            let p = *k.positions.add(row) as usize;
+            q.copy_from_slice(std::slice::from_raw_parts(k.qkv.add(row * k.width + h * d), d));
+            attention::rope(q, std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
+            let keys = std::slice::from_raw_parts(k.keys.add(kv * k.capacity * d), visible * d);
+            let values = std::slice::from_raw_parts(k.values.add(kv * k.capacity * d), visible * d);
+            let bias = std::slice::from_raw_parts(k.bias.add(row * k.total), visible);
+            let out = std::slice::from_raw_parts_mut(k.out.add(pair * d), d);
+            attention::attend(q, keys, values, bias, visible, k.scale, &mut scores[..visible], out);
+            pair += TASKS;
+        }
+    }
+}
+
+/// Product of non-negative dims.
+fn count(dims: &[i64]) -> usize {
+    dims.iter().map(|&d| d.max(0) as usize).product()
+}
+
+impl Kernel for AttentionKernel {
+    fn compute(&mut self, ctx: &ComputeContext) -> ort::Result<()> {
+        let kctx = ctx.ptr() as *mut OrtKernelContext;
+        let err = |what: String| ort::Error::new(format!("{OP_NAME} node {:?}: {what}", self.node));
+        let mut dims = [[0i64; MAX_RANK]; 11];
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); 11];
+        let mut ranks = [0usize; 11];
+        for i in 0..11 {
+            // SAFETY: live kernel context; `dims[i]` has MAX_RANK slots.
+            if let Some((p, r)) = unsafe { input(kctx, i, &mut dims[i])? } {
+                ptrs[i] = p;
+                ranks[i] = r;
+            } else if ![1, 2].contains(&i) {
+                return Err(err(format!("input {i} is required")));
+            }
+        }
+        if !ptrs[1].is_null() || !ptrs[2].is_null() {
+            return Err(err("separate key/value inputs are not supported (pass packed q|k|v as input 0)".into()));
+        }
+        let shape = |i: usize| &dims[i][..ranks[i]];
+        let (h, kvh) = (self.heads, self.kv_heads);
+        let [bsz, seq, width] = *shape(0) else { return Err(err(format!("qkv must be [B, S, W], got {:?}", shape(0)))) };
+        let (bsz, seq, width) = (bsz.max(0) as usize, seq.max(0) as usize, width.max(0) as usize);
+        if width % (h + 2 * kvh) != 0 {
+            return Err(err(format!("qkv width {width} is not a multiple of num_heads + 2 kv_num_heads = {}", h + 2 * kvh)));
+        }
+        let d = width / (h + 2 * kvh);
+        let [pb, pk, cap, pd] = *shape(3) else { return Err(err(format!("past_key must be rank 4, got {:?}", shape(3)))) };
+        let capacity = cap.max(0) as usize;
+        if [pb as usize, pk as usize, pd as usize] != [bsz, kvh, d] || shape(4) != shape(3) {
+            return Err(err(format!("past_key {:?} / past_value {:?} do not match [B={bsz}, {kvh}, capacity, {d}]", shape(3), shape(4))));
+        }
+        let total = if count(shape(6)) == 1 {
+            // SAFETY: one int32 element.
+            unsafe { *(ptrs[6] as *const i32) }.max(0) as usize
+        } else {
+            return Err(err("total_sequence_length must hold one value".into()));
+        };
+        if count(shape(5)) != bsz || count(shape(9)) != bsz * seq {
+            return Err(err(format!("seqlens_k {:?} / position_ids {:?} do not match B={bsz}, S={seq}", shape(5), shape(9))));
+        }
+        let max_pos = shape(7).first().copied().unwrap_or(0).max(0) as usize;
+        if shape(7) != [max_pos as i64, (d / 2) as i64] || shape(8) != shape(7) {
+            return Err(err(format!("cos/sin caches {:?} / {:?} must be [max_positions, {}]", shape(7), shape(8), d / 2)));
+        }
+        if shape(10) != [bsz as i64, 1, seq as i64, total as i64] {
+            return Err(err(format!("attention_bias {:?} must be [{bsz}, 1, {seq}, {total}]", shape(10))));
+        }
+        // SAFETY: shapes checked above; element types fixed by the operator's declared inputs.
+        let (qkv, seqlens, positions, cos, sin) = unsafe {
+            (
+                std::slice::from_raw_parts(ptrs[0] as *const f32, bsz * seq * width),
+                std::slice::from_raw_parts(ptrs[5] as *const i32, bsz),
+                std::slice::from_raw_parts(ptrs[9] as *const i64, bsz * seq),
+                std::slice::from_raw_parts(ptrs[7] as *const f32, max_pos * d / 2),
+                std::slice::from_raw_parts(ptrs[8] as *const f32, max_pos * d / 2),
+            )
+        };
+        let kv_len = bsz * kvh * capacity * d;
+        let out_dims = [bsz as i64, seq as i64, (h * d) as i64];
+        // SAFETY: live context; shapes as declared.
+        let (out, present_k, present_v) = unsafe { (output(kctx, 0, &out_dims)?, output(kctx, 1, shape(3))?, output(kctx, 2, shape(4))?) };
+        for (present, past) in [(present_k, ptrs[3]), (present_v, ptrs[4])] {
+            if present != past {
+                // Not bound to the past buffer (the engine always binds it): start from a copy of the past.
+                // SAFETY: both hold kv_len floats and do not overlap (distinct allocations).
+                unsafe { std::ptr::copy_nonoverlapping(past as *const f32, present as *mut f32, kv_len) };
+            }
+        }
+        // SAFETY: kv_len floats each (checked shapes); nothing else reads them during this call.
+        let (keys, values) =
+            unsafe { (std::slice::from_raw_parts_mut(present_k as *mut f32, kv_len), std::slice::from_raw_parts_mut(present_v as *mut f32, kv_len)) };
+        let mut past = [0usize; 8];
+        if bsz > past.len() {
+            return Err(err(format!("batch {bsz} > {} is not supported", past.len())));
+        }
+        for b in 0..bsz {
+            let t = seqlens[b] as i64 + 1;
+            if t < seq as i64 || t as usize > capacity || t as usize > total {
+                return Err(err(format!("seqlens_k[{b}] = {} does not fit S = {seq}, total {total}, capacity {capacity}", seqlens[b])));
+            }
+            past[b] = t as usize - seq;
+        }
+        if d > MAX_HEAD_DIM || d % 2 != 0 {
+            return Err(err(format!("head_dim {d} must be even and at most {MAX_HEAD_DIM}")));
+        }
+        // Rotary for k (into the cache) and v copied into the cache; queries are rotated inside the tasks.
+        let half = d / 2;
+        for (b, &past_b) in past.iter().take(bsz).enumerate() {
+            for s in 0..seq {
+                let row = b * seq + s;
+                let p = positions[row];
+                if p < 0 || p as usize >= max_pos {
+                    return Err(err(format!("position {p} outside the rotary cache (0..{max_pos})")));
+                }
+                let (c, sn) = (&cos[p as usize * half..(p as usize + 1) * half], &sin[p as usize * half..(p as usize + 1) * half]);
+                let src = &qkv[row * width..(row + 1) * width];
+                let slot = past_b + s;
+                for kh in 0..kvh {
+                    let at = ((b * kvh + kh) * capacity + slot) * d;
+                    let kdst = &mut keys[at..at + d];
+                    kdst.copy_from_slice(&src[(h + kh) * d..(h + kh + 1) * d]);
+                    attention::rope(kdst, c, sn);
+                    values[at..at + d].copy_from_slice(&src[(h + kvh + kh) * d..(h + kvh + kh + 1) * d]);
+                }
+            }
+        }
+        let pairs = bsz * seq * h;
+        if pairs == 0 {
+            return Ok(());
+        }
+        let tasks = pairs.min(TASKS);
+        SCORES.with(|cell| {
+            let mut scores = cell.borrow_mut();
+            if scores.len() < tasks * total {
+                scores.resize(tasks * total, 0.0);
+            }
+            let task = Task {
+                qkv: qkv.as_ptr(),
+                width,
+                cos: cos.as_ptr(),
+                sin: sin.as_ptr(),
+                positions: positions.as_ptr(),
+                keys: keys.as_ptr(),
+                values: values.as_ptr(),
+                bias: ptrs[10] as *const f32,
+                out: out as *mut f32,
+                scores: scores.as_mut_ptr(),
+                heads: h,
+                group: h / kvh,
+                d,
+                pairs,
+                seq,
+                capacity,
+                total,
+                past: past.as_ptr(),
+                scale: self.scale.unwrap_or(1.0 / (d as f32).sqrt()),
+            };
+            let api = ort::api();
+            // SAFETY: `task` and the buffers it points into outlive the call, which returns when every task has run.
+            unsafe { check((api.KernelContext_ParallelFor)(kctx, run_task, tasks, tasks, &task as *const Task as *mut c_void)) }
+        })
+    }
+}

@@ -1,0 +1,18 @@
+//! The engine's own ONNX operators, in the domain `ai.specrt` (version 1), registered on every session it builds:
+//! - `MatMulGgml` (block_matmul_op.rs): linear layers over GGUF blocks as stored;
+//! - `BatchInvariantAttention` (attention_op.rs): GroupQueryAttention's contract, one row at a time.
+//!
+//! Exports that use them (`--linear-kernel ggml`, `--attention-kernel specrt`) run only in this engine.
+
+use ort::operator::OperatorDomain;
+
+use super::attention_op::BatchInvariantAttention;
+use super::block_matmul_op::MatMulGgml;
+
+/// The ONNX domain of the engine's operators (exports import it at version 1).
+pub const DOMAIN: &str = "ai.specrt";
+
+/// The domain with every operator the engine implements.
+pub(crate) fn domain() -> ort::Result<OperatorDomain> {
+    OperatorDomain::new(DOMAIN)?.add(MatMulGgml)?.add(BatchInvariantAttention)
+}
