@@ -94,7 +94,7 @@ $(MODELS)/tiny-fp32-hs/manifest.json: $(VENV)/.stamp export/tiny.py export/graph
 $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --out $(MODELS)/tiny-fp32-$*-head
 
-models: $(SMOL_DEFAULT)/manifest.json
+models: $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
 
 # ---- trained draft heads (issue 12; export/train_draft_head.py, docs/HEADS.md) ---------------------------------
 # The heads read the target's hidden states: the same int4 graph exported with its hidden_states output. The
@@ -360,10 +360,16 @@ bench-peer: setup fixtures datasets release peer
 	$(VPY) -m export.compare_peer --specrt bench-out/foundation/results.json --pipeline smollm2-int4-ar \
 		--peer bench-out/peer-smollm2.json --json bench-out/peer-comparison-smollm2.json
 
-# The engine's block kernel against MatMulNBits on the same GGUF (docs/KERNELS.md): AR, latency, n-gram verify.
-bench-kernels: setup fixtures datasets release
+# The engine's kernels against MatMulNBits + GQA on the same GGUF (docs/KERNELS.md): AR, latency, n-gram verify,
+# llama.cpp in the same run, and the kernel-only cost per rows of a pass.
+bench-kernels: setup fixtures datasets release peer
 	./target/release/specrt bench --config configs/bench/kernels-smollm2.yaml --out bench-out/kernels-smollm2
+	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(SMOL_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
+		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-smollm2-kernels.json
+	for p in smollm2-int4-ar smollm2-int4-ggml-ar; do $(VPY) -m export.compare_peer --specrt bench-out/kernels-smollm2/results.json \
+		--pipeline $$p --peer bench-out/peer-smollm2-kernels.json --json bench-out/peer-comparison-$$p.json; done
 	cargo run --release --example kernel_probe
+
 
 # Qwen2.5-Coder-1.5B (needs `make qwen`, ~3.5 GB in models/): AR vs llama.cpp, then speculative decoding and HSDDW.
 QWEN_GGUF := .cache/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
@@ -392,6 +398,23 @@ bench-heads: setup datasets release head-models $(SMOL_DEFAULT)/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-eagle-head/manifest.json $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/bench/heads-smollm2.yaml --out bench-out/heads-smollm2
 	$(VPY) -m export.plot_bench bench-out/heads-smollm2/results.json
+
+# Draft heads, prompt lookup and SPACE on the engine-kernel exports (no padding): the same trained heads and SPACE
+# adapter, exported against models/smollm2-135m-instruct-int4-ggml-hs / -ggml-space.
+SMOL_GGML_HS := $(MODELS)/smollm2-135m-instruct-int4-ggml-hs
+SMOL_GGML_SPACE := $(MODELS)/smollm2-135m-instruct-int4-ggml-space
+$(SMOL_GGML_HS)/manifest.json: $(VENV)/.stamp
+	$(VPY) -m export smollm2 --precision int4 --hidden-states --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_HS)
+$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head
+$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head
+$(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
+	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
+.PHONY: bench-kernels-heads
+bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
+		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json
+	./target/release/specrt bench --config configs/bench/kernels-heads-smollm2.yaml --out bench-out/kernels-heads-smollm2
 
 clean:
 	cargo clean

@@ -33,22 +33,20 @@ pub fn attend(q: &[f32], keys: &[f32], values: &[f32], bias: &[f32], visible: us
     let d = q.len();
     assert!(keys.len() >= visible * d && values.len() >= visible * d && bias.len() >= visible && scores.len() >= visible);
     assert_eq!(out.len(), d);
-    let scores = &mut scores[..visible];
     #[cfg(target_arch = "x86_64")]
-    let simd = d.is_multiple_of(16) && super::Isa::detect() == super::Isa::Avx2;
-    #[cfg(not(target_arch = "x86_64"))]
-    let simd = false;
+    if d.is_multiple_of(8) && super::Isa::detect() == super::Isa::Avx2 {
+        // SAFETY: AVX2+FMA detected; lengths checked above.
+        unsafe { avx2::attend(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out) };
+        return;
+    }
+    attend_scalar(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out);
+}
+
+/// The portable reference: the same steps as the SIMD path, one value at a time.
+fn attend_scalar(q: &[f32], keys: &[f32], values: &[f32], bias: &[f32], scale: f32, scores: &mut [f32], out: &mut [f32]) {
+    let d = q.len();
     for (j, s) in scores.iter_mut().enumerate() {
-        let k = &keys[j * d..(j + 1) * d];
-        #[cfg(target_arch = "x86_64")]
-        let dot = if simd {
-            // SAFETY: AVX2+FMA detected; both slices hold d values, d a multiple of 16.
-            unsafe { avx2::dot(q, k) }
-        } else {
-            dot_scalar(q, k)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let dot = dot_scalar(q, k);
+        let dot = q.iter().zip(&keys[j * d..(j + 1) * d]).fold(0.0f32, |acc, (x, y)| acc + x * y);
         *s = dot * scale + bias[j];
     }
     let max = scores.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
@@ -59,14 +57,7 @@ pub fn attend(q: &[f32], keys: &[f32], values: &[f32], bias: &[f32], visible: us
     }
     out.fill(0.0);
     for (j, &p) in scores.iter().enumerate() {
-        let v = &values[j * d..(j + 1) * d];
-        #[cfg(target_arch = "x86_64")]
-        if simd {
-            // SAFETY: as above.
-            unsafe { avx2::axpy(p, v, out) };
-            continue;
-        }
-        for (o, &x) in out.iter_mut().zip(v) {
+        for (o, &x) in out.iter_mut().zip(&values[j * d..(j + 1) * d]) {
             *o += p * x;
         }
     }
@@ -76,45 +67,156 @@ pub fn attend(q: &[f32], keys: &[f32], values: &[f32], bias: &[f32], visible: us
     }
 }
 
-fn dot_scalar(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).fold(0.0, |acc, (x, y)| acc + x * y)
-}
-
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    /// Dot product of two equal-length slices (length a multiple of 16), two accumulators, fixed order.
+    /// Scores 8 keys at a time (8 dot products reduced together), a vectorized exp, and the weighted sum of values
+    /// 8 output columns at a time with the accumulator in a register: measured on SmolLM2 at 2,000 cached tokens,
+    /// the per-key scalar form (hsum per key, libm exp, out loaded and stored per key) cost ~0.5 ms per layer.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
-        // SAFETY: the caller guarantees the lengths; loads are unaligned.
+    pub(super) unsafe fn attend(q: &[f32], keys: &[f32], values: &[f32], bias: &[f32], scale: f32, scores: &mut [f32], out: &mut [f32]) {
+        let d = q.len();
+        let visible = scores.len();
+        // SAFETY: the caller checked every length; loads are unaligned.
         unsafe {
-            let (mut s0, mut s1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-            let mut i = 0;
-            while i < a.len() {
-                s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a.as_ptr().add(i)), _mm256_loadu_ps(b.as_ptr().add(i)), s0);
-                s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a.as_ptr().add(i + 8)), _mm256_loadu_ps(b.as_ptr().add(i + 8)), s1);
-                i += 16;
+            let mut j = 0;
+            while j + 8 <= visible {
+                let mut acc = [_mm256_setzero_ps(); 8];
+                let mut c = 0;
+                while c < d {
+                    let qc = _mm256_loadu_ps(q.as_ptr().add(c));
+                    for (t, a) in acc.iter_mut().enumerate() {
+                        *a = _mm256_fmadd_ps(qc, _mm256_loadu_ps(keys.as_ptr().add((j + t) * d + c)), *a);
+                    }
+                    c += 8;
+                }
+                let dots = hsum8(acc);
+                let s = _mm256_fmadd_ps(dots, _mm256_set1_ps(scale), _mm256_loadu_ps(bias.as_ptr().add(j)));
+                _mm256_storeu_ps(scores.as_mut_ptr().add(j), s);
+                j += 8;
             }
-            let s = _mm256_add_ps(s0, s1);
-            let s = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-            let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-            _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+            while j < visible {
+                let mut a = _mm256_setzero_ps();
+                let mut c = 0;
+                while c < d {
+                    a = _mm256_fmadd_ps(_mm256_loadu_ps(q.as_ptr().add(c)), _mm256_loadu_ps(keys.as_ptr().add(j * d + c)), a);
+                    c += 8;
+                }
+                // The same lane order as hsum8's first lane, so a key's score does not depend on its group.
+                scores[j] = hsum8([a, a, a, a, a, a, a, a]).to_array()[0].mul_add_free(scale, bias[j]);
+                j += 1;
+            }
+            let mut maxv = _mm256_set1_ps(f32::NEG_INFINITY);
+            let mut j = 0;
+            while j + 8 <= visible {
+                maxv = _mm256_max_ps(maxv, _mm256_loadu_ps(scores.as_ptr().add(j)));
+                j += 8;
+            }
+            let mut max = hmax(maxv);
+            for &s in &scores[j..] {
+                max = max.max(s);
+            }
+            let mv = _mm256_set1_ps(max);
+            let mut sumv = _mm256_setzero_ps();
+            let mut j = 0;
+            while j < visible {
+                let n = (visible - j).min(8);
+                let mut chunk = [f32::NEG_INFINITY; 8];
+                chunk[..n].copy_from_slice(&scores[j..j + n]);
+                let e = exp(_mm256_sub_ps(_mm256_loadu_ps(chunk.as_ptr()), mv));
+                _mm256_storeu_ps(chunk.as_mut_ptr(), e);
+                scores[j..j + n].copy_from_slice(&chunk[..n]);
+                sumv = _mm256_add_ps(sumv, e);
+                j += 8;
+            }
+            let inv = _mm256_set1_ps(1.0 / hsum(sumv));
+            let mut c = 0;
+            while c < d {
+                let mut acc = _mm256_setzero_ps();
+                for (j, &p) in scores.iter().enumerate() {
+                    acc = _mm256_fmadd_ps(_mm256_set1_ps(p), _mm256_loadu_ps(values.as_ptr().add(j * d + c)), acc);
+                }
+                _mm256_storeu_ps(out.as_mut_ptr().add(c), _mm256_mul_ps(acc, inv));
+                c += 8;
+            }
         }
     }
 
-    /// `out += p * v` (lengths equal, a multiple of 16).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn axpy(p: f32, v: &[f32], out: &mut [f32]) {
-        // SAFETY: as `dot`.
+    trait MulAddFree {
+        fn mul_add_free(self, m: f32, a: f32) -> f32;
+    }
+    impl MulAddFree for f32 {
+        /// `self * m + a` rounded like `_mm256_fmadd_ps` (one rounding), so tail keys score like grouped keys.
+        #[inline(always)]
+        fn mul_add_free(self, m: f32, a: f32) -> f32 {
+            self.mul_add(m, a)
+        }
+    }
+
+    trait ToArray {
+        fn to_array(self) -> [f32; 8];
+    }
+    impl ToArray for __m256 {
+        #[inline(always)]
+        fn to_array(self) -> [f32; 8] {
+            let mut a = [0f32; 8];
+            // SAFETY: 8 writable floats.
+            unsafe { _mm256_storeu_ps(a.as_mut_ptr(), self) };
+            a
+        }
+    }
+
+    /// Lane t = the sum of the 8 lanes of v[t].
+    #[inline(always)]
+    unsafe fn hsum8(v: [__m256; 8]) -> __m256 {
+        // SAFETY: register-only intrinsics under the caller's target features.
         unsafe {
-            let pv = _mm256_set1_ps(p);
-            let mut i = 0;
-            while i < v.len() {
-                let o = out.as_mut_ptr().add(i);
-                _mm256_storeu_ps(o, _mm256_fmadd_ps(pv, _mm256_loadu_ps(v.as_ptr().add(i)), _mm256_loadu_ps(o)));
-                i += 8;
+            let a = _mm256_hadd_ps(v[0], v[1]);
+            let b = _mm256_hadd_ps(v[2], v[3]);
+            let c = _mm256_hadd_ps(v[4], v[5]);
+            let e = _mm256_hadd_ps(v[6], v[7]);
+            let ab = _mm256_hadd_ps(a, b);
+            let ce = _mm256_hadd_ps(c, e);
+            // ab = [s0 s1 s2 s3 | s0' s1' s2' s3'] (low/high 128-bit halves of each key's sum), likewise ce.
+            let lo = _mm256_permute2f128_ps(ab, ce, 0x20);
+            let hi = _mm256_permute2f128_ps(ab, ce, 0x31);
+            _mm256_add_ps(lo, hi)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn hsum(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+    }
+
+    #[inline(always)]
+    unsafe fn hmax(v: __m256) -> f32 {
+        let s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+        _mm_cvtss_f32(_mm_max_ss(s, _mm_movehdup_ps(s)))
+    }
+
+    /// e^x for 8 lanes (Cephes' single-precision polynomial, relative error ~2e-7; its last coefficient
+    /// 5.0000001201e-1 is 0.5 in f32); 0 below -87.
+    #[inline(always)]
+    unsafe fn exp(x: __m256) -> __m256 {
+        // SAFETY: register-only intrinsics under the caller's target features.
+        unsafe {
+            let small = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0), _CMP_LT_OQ);
+            let x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0)), _mm256_set1_ps(88.0));
+            let fx = _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(std::f32::consts::LOG2_E), _mm256_set1_ps(0.5)));
+            let x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693_359_4), x);
+            let x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.121_944_4e-4), x);
+            let mut y = _mm256_set1_ps(1.987_569_1e-4);
+            for c in [1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5] {
+                y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(c));
             }
+            y = _mm256_fmadd_ps(y, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0)));
+            let pow2 = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127)), 23);
+            _mm256_andnot_ps(small, _mm256_mul_ps(y, _mm256_castsi256_ps(pow2)))
         }
     }
 }

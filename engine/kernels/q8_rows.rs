@@ -34,22 +34,29 @@ impl Q8Rows {
         self.codes.resize(rows * k, 0);
         self.scales.resize(rows * nb, 0.0);
         self.sums.resize(rows * nb, 0.0);
+        #[cfg(target_arch = "x86_64")]
+        let simd = std::arch::is_x86_feature_detected!("avx2");
         for (i, block) in x.chunks_exact(BLOCK).enumerate() {
             let amax = block.iter().fold(0.0f32, |a, v| a.max(v.abs()));
             let d = amax / 127.0;
             let id = if d != 0.0 { 1.0 / d } else { 0.0 };
-            let mut sum = 0.0f32;
-            for (q, v) in self.codes[i * BLOCK..(i + 1) * BLOCK].iter_mut().zip(block) {
-                // `as` saturates (and maps NaN to 0): |v * id| <= 127 up to rounding, so nothing is clipped.
-                *q = (v * id).round_ties_even() as i8;
-                sum += v;
+            let codes = &mut self.codes[i * BLOCK..(i + 1) * BLOCK];
+            #[cfg(target_arch = "x86_64")]
+            if simd {
+                // SAFETY: AVX2 detected; both slices hold one block.
+                unsafe { round_block_avx2(block, id, codes) };
+            } else {
+                round_block(block, id, codes);
             }
+            #[cfg(not(target_arch = "x86_64"))]
+            round_block(block, id, codes);
             self.scales[i] = d;
-            self.sums[i] = sum;
+            // Sequential float sum (the same on every path).
+            self.sums[i] = block.iter().fold(0.0f32, |a, v| a + v);
         }
     }
 
-    /// Rows held.
+    /// Rows held (see [`Q8Rows::quantize`]).
     pub fn rows(&self) -> usize {
         self.rows
     }
@@ -97,6 +104,36 @@ impl Q8Rows {
     }
 }
 
+/// `codes = round_ties_even(v * id)` (`as` saturates and maps NaN to 0; |v * id| <= 127 up to rounding).
+fn round_block(block: &[f32], id: f32, codes: &mut [i8]) {
+    for (q, v) in codes.iter_mut().zip(block) {
+        *q = (v * id).round_ties_even() as i8;
+    }
+}
+
+/// [`round_block`] 8 lanes at a time: the same products and the same round-half-to-even (`vroundps`), so the
+/// codes are identical; `round_ties_even` compiles to a libm call without SSE4.1 (5% of a decode step).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn round_block_avx2(block: &[f32], id: f32, codes: &mut [i8]) {
+    use std::arch::x86_64::*;
+    // SAFETY: 32 floats in, 32 bytes out (BLOCK), unaligned loads/stores.
+    unsafe {
+        let idv = _mm256_set1_ps(id);
+        let mut q = [0i32; 8];
+        for (c, chunk) in codes.chunks_exact_mut(8).enumerate() {
+            let v = _mm256_mul_ps(_mm256_loadu_ps(block.as_ptr().add(c * 8)), idv);
+            let r = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            // NaN -> 0 like `as`; the range is within +-127 so no saturation is needed.
+            let r = _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+            _mm256_storeu_si256(q.as_mut_ptr() as *mut __m256i, _mm256_cvtps_epi32(r));
+            for (o, &x) in chunk.iter_mut().zip(&q) {
+                *o = x as i8;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +160,21 @@ mod tests {
             assert_eq!(one.all_codes(), &all.all_codes()[r * k..(r + 1) * k]);
             assert_eq!(one.all_scales(), &all.all_scales()[r * 2..(r + 1) * 2]);
         }
+    }
+
+    #[test]
+    fn simd_rounding_equals_the_scalar_rounding() {
+        // Ties (x.5) must round to even on both paths; NaN maps to 0.
+        let block: Vec<f32> = (0..32).map(|i| i as f32 * 0.5 - 8.0).collect();
+        let (mut a, mut b) = ([0i8; 32], [0i8; 32]);
+        round_block(&block, 1.0, &mut a);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 detected.
+            unsafe { round_block_avx2(&block, 1.0, &mut b) };
+            assert_eq!(a, b);
+        }
+        assert_eq!(&a[..4], &[-8, -8, -7, -6]); // -7.5 -> -8, -6.5 -> -6
     }
 
     #[test]

@@ -57,6 +57,28 @@ fn main() -> std::io::Result<()> {
         }
         println!("{line}");
     }
+    // Attention for one query row and head (head_dim 64), the per-token cost that grows with the context.
+    println!("\n| attention, 1 row x 1 head (head_dim 64) | 64 keys | 512 keys | 2000 keys |\n|---|---|---|---|");
+    let mut line = String::from("| us per call |");
+    for t in [64usize, 512, 2000] {
+        let d = 64;
+        let q: Vec<f32> = (0..d).map(|i| (i % 7) as f32 * 0.1).collect();
+        let kv: Vec<f32> = (0..t * d).map(|i| ((i * 31) % 17) as f32 * 0.05 - 0.4).collect();
+        let bias = vec![0f32; t];
+        let (mut scores, mut out) = (vec![0f32; t], vec![0f32; d]);
+        let iters = 200_000 / t;
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let start = Instant::now();
+            for _ in 0..iters {
+                specrt::kernels::attention::attend(&q, &kv, &kv, &bias, t, 0.125, &mut scores, &mut out);
+            }
+            best = best.min(start.elapsed().as_secs_f64() * 1e6 / iters as f64);
+        }
+        let _ = write!(line, " {best:.2} |");
+        records.push(format!("{{\"attention_keys\":{t},\"head_dim\":{d},\"us\":{best:.3}}}"));
+    }
+    println!("{line}");
     std::fs::create_dir_all("bench-out")?;
     let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"format\":\"Q4_1\",\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
     std::fs::write("bench-out/kernel-probe.json", json)?;
