@@ -138,3 +138,35 @@ fn the_shipped_server_config_answers_the_same_text_from_its_ar_and_ngram_pipelin
     }
     handle.shutdown();
 }
+
+#[test]
+fn sessions_load_on_parallel_threads() {
+    // Every session registers the engine's operator domain; ONNX Runtime records it in a process-wide table
+    // without a lock, and two sessions created at once failed with "the domain is already exist" (seen in CI: the
+    // C ABI tests load pipelines on parallel threads). The backend creates sessions one at a time; this loads 24
+    // on 8 threads released together, each of which must work. The race only exists while the domain is new to
+    // the process, so without the lock this fails only sometimes (CI hit it twice in one run; 3 local tries did
+    // not): a smoke test, not a deterministic negative control.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pipeline_yaml(dir.path(), &tiny(), "");
+    let start = std::sync::Barrier::new(8);
+    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    for _ in 0..3 {
+                        let mut p = Pipeline::load(&cfg).map_err(|e| e.to_string())?;
+                        p.generate(&GenerationRequest { max_tokens: Some(4), ..GenerationRequest::text("hi") }, &mut |_| true)
+                            .map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    for r in results {
+        r.expect("a pipeline loaded on a parallel thread");
+    }
+}

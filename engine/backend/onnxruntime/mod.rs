@@ -31,6 +31,9 @@ use crate::config::{BackendConfig, OptimizationLevel};
 use crate::contract::{GraphSpec, Manifest};
 use crate::error::{Error, Result};
 
+/// Serializes session creation (see [`OnnxRuntime::session`]).
+static SESSION_CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Opens graphs with ONNX Runtime.
 #[derive(Debug, Clone)]
 pub struct OnnxRuntime {
@@ -71,6 +74,11 @@ impl OnnxRuntime {
         let ops = custom_ops::domain().map_err(|e| Error::Backend(format!("cannot create the ai.specrt operators: {e}")))?;
         builder = builder.with_operators(ops).map_err(backend_err)?;
         builder = providers::register(builder, &self.settings.providers)?;
+        // ONNX Runtime adds a session's custom-op domain to ONNX's process-wide domain/version table with a
+        // check-then-add that takes no lock: two sessions created at the same time can both add `ai.specrt`, and
+        // one fails ("Trying to add a domain to DomainToVersion map, but the domain is already exist", seen in CI
+        // with tests loading pipelines on parallel threads). Session creation is therefore one at a time.
+        let _one_at_a_time = SESSION_CREATION.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
     }
 }
