@@ -104,7 +104,8 @@ mod avx2 {
                     c += 8;
                 }
                 // The same lane order as hsum8's first lane, so a key's score does not depend on its group.
-                scores[j] = hsum8([a, a, a, a, a, a, a, a]).to_array()[0].mul_add_free(scale, bias[j]);
+                // `mul_add` rounds once, like the grouped keys' `_mm256_fmadd_ps`.
+                scores[j] = _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a])).mul_add(scale, bias[j]);
                 j += 1;
             }
             let mut maxv = _mm256_set1_ps(f32::NEG_INFINITY);
@@ -140,30 +141,6 @@ mod avx2 {
                 _mm256_storeu_ps(out.as_mut_ptr().add(c), _mm256_mul_ps(acc, inv));
                 c += 8;
             }
-        }
-    }
-
-    trait MulAddFree {
-        fn mul_add_free(self, m: f32, a: f32) -> f32;
-    }
-    impl MulAddFree for f32 {
-        /// `self * m + a` rounded like `_mm256_fmadd_ps` (one rounding), so tail keys score like grouped keys.
-        #[inline(always)]
-        fn mul_add_free(self, m: f32, a: f32) -> f32 {
-            self.mul_add(m, a)
-        }
-    }
-
-    trait ToArray {
-        fn to_array(self) -> [f32; 8];
-    }
-    impl ToArray for __m256 {
-        #[inline(always)]
-        fn to_array(self) -> [f32; 8] {
-            let mut a = [0f32; 8];
-            // SAFETY: 8 writable floats.
-            unsafe { _mm256_storeu_ps(a.as_mut_ptr(), self) };
-            a
         }
     }
 

@@ -17,7 +17,7 @@ use ort::sys::OrtKernelContext;
 use ort::value::TensorElementType;
 use ort::AsPointer;
 
-use super::op_io::{check, input, output, MAX_RANK};
+use super::op_io::{check, input, output, positive_attr, MAX_RANK};
 use crate::kernels::attention;
 
 /// The operator's name in the `ai.specrt` domain.
@@ -57,10 +57,8 @@ impl Operator for BatchInvariantAttention {
     fn create_kernel<'attr>(&self, kctx: &KernelContext<'attr>) -> ort::Result<Self::Kernel<'attr>> {
         let node = kctx.node_name().unwrap_or_default();
         let fail = |what: String| ort::Error::new(format!("{OP_NAME} node {node:?}: {what}"));
-        let positive = |name: &str| {
-            kctx.get::<i64>(name).filter(|&v| v > 0).map(|v| v as usize).ok_or_else(|| fail(format!("attribute {name} missing or not positive")))
-        };
-        let (heads, kv_heads) = (positive("num_heads")?, positive("kv_num_heads")?);
+        let heads = positive_attr(kctx, OP_NAME, &node, "num_heads")?;
+        let kv_heads = positive_attr(kctx, OP_NAME, &node, "kv_num_heads")?;
         if heads % kv_heads != 0 {
             return Err(fail(format!("num_heads {heads} is not a multiple of kv_num_heads {kv_heads}")));
         }

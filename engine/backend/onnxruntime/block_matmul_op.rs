@@ -18,7 +18,7 @@ use ort::sys::OrtKernelContext;
 use ort::value::TensorElementType;
 use ort::AsPointer;
 
-use super::op_io::{check, input, output, MAX_RANK};
+use super::op_io::{check, input, output, positive_attr, MAX_RANK};
 use crate::kernels::{block_matmul, BlockFormat, BlockMatrix, Isa, Q8Rows};
 
 /// The operator's name in that domain.
@@ -47,13 +47,7 @@ impl Operator for MatMulGgml {
 
     fn create_kernel<'attr>(&self, kctx: &KernelContext<'attr>) -> ort::Result<Self::Kernel<'attr>> {
         let node = kctx.node_name().unwrap_or_default();
-        let attr = |name: &str| {
-            kctx.get::<i64>(name)
-                .filter(|&v| v > 0)
-                .map(|v| v as usize)
-                .ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: attribute {name} missing or not positive")))
-        };
-        let (k, n) = (attr("K")?, attr("N")?);
+        let (k, n) = (positive_attr(kctx, OP_NAME, &node, "K")?, positive_attr(kctx, OP_NAME, &node, "N")?);
         let type_name: String =
             kctx.get("ggml_type").ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: attribute ggml_type missing")))?;
         let format = BlockFormat::parse(&type_name)

@@ -1,21 +1,25 @@
 //! Reading a custom operator's inputs and outputs through the raw C API, without allocating: the high-level `ort`
 //! accessors allocate a few small objects per call, ~480 per SmolLM2 decode step (tests/decode_allocations.rs).
 
-use std::ffi::{c_void, CStr};
+use std::ffi::c_void;
 use std::ptr;
 
+use ort::operator::KernelContext;
 use ort::sys::{OrtKernelContext, OrtStatusPtr, OrtValue};
 
+use super::raw::status_message;
+
 /// Turns an `OrtStatus` into a result (the error path may allocate; the success path does not).
-pub(crate) unsafe fn check(status: OrtStatusPtr) -> ort::Result<()> {
-    if status.0.is_null() {
-        return Ok(());
-    }
-    let api = ort::api();
-    // SAFETY: a non-null status from the API; its message lives until ReleaseStatus.
-    let message = unsafe { CStr::from_ptr((api.GetErrorMessage)(status.0)) }.to_string_lossy().into_owned();
-    unsafe { (api.ReleaseStatus)(status.0) };
-    Err(ort::Error::new(message))
+pub(crate) fn check(status: OrtStatusPtr) -> ort::Result<()> {
+    status_message(status).map_or(Ok(()), |message| Err(ort::Error::new(message)))
+}
+
+/// A positive integer attribute of the node being created, or an error naming the operator, node and attribute.
+pub(crate) fn positive_attr(kctx: &KernelContext<'_>, op: &str, node: &str, name: &str) -> ort::Result<usize> {
+    kctx.get::<i64>(name)
+        .filter(|&v| v > 0)
+        .map(|v| v as usize)
+        .ok_or_else(|| ort::Error::new(format!("{op} node {node:?}: attribute {name} missing or not positive")))
 }
 
 /// Largest input rank the operator reads (the decoder feeds `[batch, seq, K]`).

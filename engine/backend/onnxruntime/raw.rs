@@ -11,14 +11,19 @@ use crate::error::{Error, Result};
 
 /// Turns an `OrtStatus` into a `Result`, releasing the status.
 pub(crate) fn check(status: OrtStatusPtr) -> Result<()> {
+    status_message(status).map_or(Ok(()), |message| Err(Error::Backend(message)))
+}
+
+/// The message of a non-null `OrtStatus` (the status is released), or `None` for success (no allocation).
+pub(crate) fn status_message(status: OrtStatusPtr) -> Option<String> {
     if status.0.is_null() {
-        return Ok(());
+        return None;
     }
     let api = ort::api();
     // SAFETY: a non-null status returned by the API; its message lives until ReleaseStatus.
     let message = unsafe { CStr::from_ptr((api.GetErrorMessage)(status.0)) }.to_string_lossy().into_owned();
     unsafe { (api.ReleaseStatus)(status.0) };
-    Err(Error::Backend(message))
+    Some(message)
 }
 
 /// A CPU memory description, created once per graph.
