@@ -132,13 +132,17 @@ qwen: $(addsuffix /manifest.json,$(QWEN_ALL))
 # The trained weights are committed (export/trained/, MANIFEST.json in each folder); these targets export them.
 NAT_TRAINED := export/trained/ctc-nat-en-de
 AR_TRAINED  := export/trained/ar-en-de
-NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ar-en-de $(MODELS)/tiny-ctc-nat
+NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ar-en-de $(MODELS)/tiny-ctc-nat $(MODELS)/tiny-ctc-nat-outvocab
 $(MODELS)/ctc-nat-en-de/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat $(NAT_TRAINED) --out $(MODELS)/ctc-nat-en-de
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
 $(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat --random --out $(MODELS)/tiny-ctc-nat
+# The same random weights with the head restricted to the trained model's output vocabulary (tests: decoding
+# through ctc.output_ids equals decoding the full model's logits restricted to those columns).
+$(MODELS)/tiny-ctc-nat-outvocab/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py $(NAT_TRAINED)/target_vocab.json
+	$(VPY) -m export ctc-nat --random --output-vocab $(NAT_TRAINED)/target_vocab.json --out $(MODELS)/tiny-ctc-nat-outvocab
 nat-models: $(addsuffix /manifest.json,$(NAT_MODELS))
 
 # Held-out English->German pairs (npm nlp-corpus + de-corpus; test split never trained on).

@@ -134,6 +134,9 @@ def main(argv=None) -> int:
     p.add_argument("--positions", type=int, default=128)
     p.add_argument("--rate", type=float, default=2.0, help="upsampling rate of --random models")
     p.add_argument("--rate-override", type=float, default=None, help="write another rate into the manifest")
+    p.add_argument("--output-vocab", default=None,
+                   help="restrict the output head to these token ids (a recipe's target_vocab.json: every id of the "
+                        "training targets plus <blank>); default: the whole vocabulary")
     p.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
                    help="int8: 8-bit MatMulNBits with int8 activations (faster on CPU, slightly lossy)")
     p.add_argument("--no-check", action="store_true")

@@ -10,7 +10,14 @@ vocabulary, which includes <blank>.
 
     inputs:  input_ids      int64 [batch, positions]  upsampled source (source tokens with <mask> inserted), <pad>
              attention_mask int64 [batch, positions]  1 for real positions, 0 for padding
-    outputs: logits         float32 [batch, positions, vocab]
+    outputs: logits         float32 [batch, positions, V]     V = vocab, or the output vocabulary's size
+             token_ids      int64   [batch, positions]        argmax of each position, as token ids
+
+`token_ids` lets greedy CTC decoding read one id per position instead of [positions x V] scores (the engine asks
+ONNX Runtime for that output alone). `--output-vocab FILE` (a recipe's target_vocab.json: every token id the
+training targets contain, plus <blank>) restricts the output head to those rows: `logits` column j is token
+`ctc.output_ids[j]` of the manifest and `token_ids` maps the argmax back through it inside the graph. Tokens that
+never occur in a training target are never a CTC target, so the head only ever learned to score them down.
 
 Weights come from the recipe's model.safetensors (export/train_ctc_nat.py) or are drawn at random.
 """
@@ -70,11 +77,14 @@ def dims_of(w: dict, heads: int) -> dict:
 PRECISIONS = ("fp32", "int8")
 
 
-def build_graph(w: dict, dims: dict, precision: str = "fp32") -> onnx.ModelProto:
+def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -> onnx.ModelProto:
     """The encoder graph. precision int8: every projection and the output head as 8-bit MatMulNBits (block 32,
-    round-to-nearest) with int8 activations (accuracy_level 4), the kernels that make the CPU decoders fast."""
+    round-to-nearest) with int8 activations (accuracy_level 4), the kernels that make the CPU decoders fast.
+    output_ids: the output vocabulary (sorted token ids), or None for the whole vocabulary."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
+    head_rows = w["embed.weight"] if output_ids is None else w["embed.weight"][np.asarray(output_ids, np.int64)]
+    width = head_rows.shape[0]
     g = _Graph()
     eps, H = dims["rms_norm_eps"], dims["num_heads"]
     emb = g.init("embed.weight", w["embed.weight"])
@@ -112,22 +122,40 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32") -> onnx.ModelProto
     h = g.op("RMSNormalization", [x, g.init("norm.weight", w["norm.weight"])], name="final_norm", axis=-1,
              epsilon=eps)
     if precision == "int8":
-        w = dict(w, **{"lm_head.weight": w["embed.weight"]})
+        w = dict(w, **{"lm_head.weight": head_rows})
         g.op("Identity", [linear(h, "lm_head.weight")], name="logits/Identity", outputs=["logits"])
     else:
-        head = g.init("lm_head.weight.T", np.ascontiguousarray(w["embed.weight"].T))
+        head = g.init("lm_head.weight.T", np.ascontiguousarray(head_rows.T))
         g.op("MatMul", [h, head], name="lm_head", outputs=["logits"])
+    if output_ids is None:
+        g.op("ArgMax", ["logits"], name="token_ids/ArgMax", outputs=["token_ids"], axis=-1, keepdims=0)
+    else:
+        column = g.op("ArgMax", ["logits"], name="token_ids/ArgMax", axis=-1, keepdims=0)
+        g.op("Gather", [g.init("output_ids", np.asarray(output_ids, np.int64)), column], name="token_ids/Gather",
+             outputs=["token_ids"], axis=0)
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
     graph = helper.make_graph(
         g.nodes, "specrt_ctc_nat",
         [helper.make_tensor_value_info("input_ids", i64, ["batch", "positions"]),
          helper.make_tensor_value_info("attention_mask", i64, ["batch", "positions"])],
-        [helper.make_tensor_value_info("logits", f32, ["batch", "positions", dims["vocab_size"]])],
+        [helper.make_tensor_value_info("logits", f32, ["batch", "positions", width]),
+         helper.make_tensor_value_info("token_ids", i64, ["batch", "positions"])],
         initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
                               producer_name="specrt-export")
     model.ir_version = 11
     return model
+
+
+def read_output_vocab(path: str, vocab: int, blank_id: int) -> list:
+    """The sorted ids of an output-vocabulary file (`{"ids": [...]}`), checked: in range, and <blank> among them."""
+    with open(path, encoding="utf-8") as f:
+        ids = sorted(set(int(i) for i in json.load(f)["ids"]))
+    if not ids or ids[0] < 0 or ids[-1] >= vocab:
+        raise ValueError(f"{path}: ids must lie in [0, {vocab})")
+    if blank_id not in ids:
+        raise ValueError(f"{path}: the output vocabulary must contain <blank> (id {blank_id})")
+    return ids
 
 
 def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -158,8 +186,9 @@ def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> 
 
 
 def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: dict, source: dict,
-                   check: bool = True, precision: str = "fp32") -> dict:
-    """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest."""
+                   check: bool = True, precision: str = "fp32", output_vocab: str | None = None) -> dict:
+    """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest. output_vocab: a
+    target_vocab.json restricting the output head (module docstring), or None for the whole vocabulary."""
     from tokenizers import Tokenizer  # the exporter's venv has it (requirements.txt)
 
     t0 = time.time()
@@ -173,7 +202,9 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         return i
     if tok.get_vocab_size() != dims["vocab_size"]:
         raise ValueError(f"tokenizer vocab {tok.get_vocab_size()} != embedding rows {dims['vocab_size']}")
-    files = save_model(build_graph(w, dims, precision), out_dir)
+    output_ids = None if output_vocab is None else read_output_vocab(output_vocab, dims["vocab_size"], tid("<blank>"))
+    width = dims["vocab_size"] if output_ids is None else len(output_ids)
+    files = save_model(build_graph(w, dims, precision, output_ids), out_dir)
     if check:
         from .pipeline import check_model
         check_model(os.path.join(out_dir, files[0]))
@@ -182,7 +213,8 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
     files.append("tokenizer.json")
     io = {"inputs": [{"name": "input_ids", "dtype": "int64", "shape": ["batch", "positions"]},
                      {"name": "attention_mask", "dtype": "int64", "shape": ["batch", "positions"]}],
-          "outputs": [{"name": "logits", "dtype": "float32", "shape": ["batch", "positions", dims["vocab_size"]]}]}
+          "outputs": [{"name": "logits", "dtype": "float32", "shape": ["batch", "positions", width]},
+                      {"name": "token_ids", "dtype": "int64", "shape": ["batch", "positions"]}]}
     manifest = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "kind": "ctc_nat",
         "source": source, "architecture": "ctc_nat_encoder", "dims": dims,
@@ -192,7 +224,10 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
                              "position_limit": dims["max_position_embeddings"],
                              "placement": "source token i at position floor(i * L / n); <mask> elsewhere",
                              "length": "L = min(max(round(rate * n), n), position_limit)"},
-                "task": nat.get("task")},
+                "task": nat.get("task"),
+                **({} if output_ids is None else {"output_ids": output_ids,
+                                                  "output_vocab": {"file": os.path.basename(output_vocab),
+                                                                   "sha256": sha256_file(output_vocab)}})},
         "chat_template": None,
         "precision": {"weights": precision, "notes": [
             "fp32 MatMul; trained weights stored as fp16" if precision == "fp32" else
@@ -231,7 +266,8 @@ def main_export(a) -> None:
                                                                    "wall_seconds")}}
     if a.rate_override:
         nat["rate"] = a.rate_override
-    export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check, precision=a.precision)
+    export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check, precision=a.precision,
+                   output_vocab=a.output_vocab)
     print(a.out)
 
 

@@ -291,7 +291,11 @@ fn bench_on_a_nat_pipeline_writes_the_translation_fields() {
         assert!(!nat[key].is_null(), "common field {key} missing");
     }
     assert!(nat["latency_ms_batch1"].as_f64().unwrap() > 0.0 && nat["ar_latency_ms_batch1"].as_f64().unwrap() > 0.0);
-    assert!(rows.iter().any(|r| r["strategy"] == "ar"));
+    let d = &nat["bleu_vs_ar"];
+    let delta = nat["bleu"].as_f64().unwrap() - nat["ar_bleu"].as_f64().unwrap();
+    assert!((d["delta"].as_f64().unwrap() - delta).abs() < 1e-9, "bleu_vs_ar.delta is BLEU - AR BLEU: {d}");
+    assert!(d["low"].as_f64().unwrap() <= d["high"].as_f64().unwrap() && d["resamples"] == 1000, "{d}");
+    assert!(rows.iter().any(|r| r["strategy"] == "ar" && r["bleu_vs_ar"].is_null()));
     let records = std::fs::read_to_string(out.join("records.jsonl")).unwrap();
     assert_eq!(records.lines().count(), 5);
     // a NAT pipeline without a baseline cannot be benchmarked: a clear error, not a panic
@@ -299,4 +303,91 @@ fn bench_on_a_nat_pipeline_writes_the_translation_fields() {
     let o = specrt(&["bench", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "--pairs", pairs.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("strategy.baseline") && !err.contains("panicked"), "{err}");
+}
+
+// ---- the graph's own argmax and the output vocabulary --------------------------------------------------------
+
+#[test]
+fn greedy_reads_the_graphs_token_ids_and_gets_the_logits_argmax() {
+    let mut model = NatModel::open(&backend(2), &tiny_nat()).unwrap();
+    assert!(model.has_token_ids(), "the export has token_ids, so greedy decoding takes that path");
+    let ctc = model.manifest().ctc.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let sources = sentences();
+    for batch in [1, 16] {
+        let mut p = NatPipeline::load(&nat_yaml(dir.path(), &tiny_nat(), &format!("  batch_size: {batch}\n"))).unwrap();
+        let got: Vec<Vec<u32>> = p.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
+        for (s, got) in sources.iter().zip(&got) {
+            let up = upsample(&p.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap();
+            let logits = model.forward(&[up]).unwrap();
+            let want = specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_id);
+            assert_eq!(got, &want, "batch {batch}: {s}");
+        }
+        assert!(got.iter().any(|t| !t.is_empty()), "random weights still emit tokens");
+    }
+}
+
+#[test]
+fn an_output_vocabulary_decodes_like_the_full_model_restricted_to_its_columns() {
+    let short_dir = model_dir("tiny-ctc-nat-outvocab");
+    let mut full = NatModel::open(&backend(2), &tiny_nat()).unwrap();
+    let short = NatModel::open(&backend(2), &short_dir).unwrap();
+    let ctc = short.manifest().ctc.clone();
+    let ids = ctc.output_ids.clone().expect("the fixture restricts the head");
+    assert!(ids.len() < full.manifest().dims.vocab_size && short.logits_width() == ids.len());
+    drop(short);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = nat_yaml(dir.path(), &short_dir, "  batch_size: 1\n");
+    let sources = sentences();
+    let mut p = NatPipeline::load(&cfg).unwrap();
+    let mut differs_from_full = false;
+    for decode in [CtcDecodeKind::Greedy, CtcDecodeKind::Beam] {
+        p.set_decode(decode);
+        for s in &sources {
+            let got = p.translate_one(s).unwrap().tokens;
+            // expected: the full model's logits, only the listed columns, decoded, columns mapped to ids
+            let src = p.tokenizer().encode(s).unwrap();
+            let up = upsample(&src, ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap();
+            let logits = full.forward(&[up]).unwrap();
+            let vocab = logits.vocab();
+            let restricted: Vec<f32> = logits.sentence(0).chunks_exact(vocab).flat_map(|row| ids.iter().map(move |&t| row[t as usize])).collect();
+            let columns = match decode {
+                CtcDecodeKind::Greedy => specrt::nat::ctc::greedy(&restricted, ids.len(), ctc.blank_column()),
+                CtcDecodeKind::Beam => specrt::nat::ctc::prefix_beam_search(&restricted, ids.len(), ctc.blank_column(), 10, 10)
+                    .into_iter()
+                    .next()
+                    .map(|h| h.tokens)
+                    .unwrap_or_default(),
+            };
+            let want: Vec<u32> = columns.iter().map(|&c| ids[c as usize]).collect();
+            assert_eq!(got, want, "{decode:?}: {s}");
+            // negative control: the full vocabulary decodes differently somewhere (random weights score unlisted ids)
+            differs_from_full |= specrt::nat::ctc::greedy(logits.sentence(0), vocab, ctc.blank_id) != want;
+        }
+    }
+    assert!(differs_from_full, "the restriction never mattered, so this test could not catch a wrong column map");
+}
+
+#[test]
+fn broken_output_vocabularies_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("model");
+    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+        (
+            "must contain the blank id",
+            Box::new(|v| {
+                let blank = v["ctc"]["blank_id"].clone();
+                v["ctc"]["output_ids"].as_array_mut().unwrap().retain(|x| *x != blank);
+            }),
+        ),
+        ("sorted, unique", Box::new(|v| v["ctc"]["output_ids"].as_array_mut().unwrap().reverse())),
+        ("ctc.output_ids has", Box::new(|v| v["ctc"]["output_ids"].as_array_mut().unwrap().pop().map(|_| ()).unwrap_or(()))),
+    ];
+    for (needle, edit) in cases {
+        let _ = std::fs::remove_dir_all(&m);
+        copy_model(&model_dir("tiny-ctc-nat-outvocab"), &m);
+        edit_manifest(&m, edit);
+        let err = NatModel::open(&backend(2), &m).err().unwrap_or_else(|| panic!("{needle}: accepted a broken manifest"));
+        assert!(err.to_string().contains(needle), "expected `{needle}` in: {err}");
+    }
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::config::{BackendConfig, BackendKind};
 use crate::contract::{GraphSpec, Manifest};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The host-side inputs of one decoder pass over `S` new tokens, staged in buffers the graph owns (grown on
 /// demand, then reused: steady-state steps allocate nothing). The model layer fills them, then calls
@@ -78,10 +78,22 @@ pub trait KvInspector {
 }
 
 /// An encoder graph (the CTC NAT contract): `input_ids` and `attention_mask` `[batch, positions]` in, `logits`
-/// `[batch, positions, width]` out, no cache.
+/// `[batch, positions, width]` out (and, where the graph has it, `token_ids` `[batch, positions]`: the argmax of
+/// each position as a token id), no cache.
 pub trait EncoderGraph: Send {
     /// One pass; returns the logits, borrowed from a buffer the graph reuses across calls.
     fn forward(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[f32]>;
+
+    /// Whether the graph has the `token_ids` output, so [`EncoderGraph::forward_token_ids`] works.
+    fn has_token_ids(&self) -> bool {
+        false
+    }
+
+    /// One pass that produces only `token_ids` (greedy decoding then reads one id per position, not `width`
+    /// scores); borrowed from a buffer the graph reuses. Errors where the graph has no such output.
+    fn forward_token_ids(&mut self, _input_ids: &[i64], _attention_mask: &[i64], _batch: usize, _positions: usize) -> Result<&[i64]> {
+        Err(Error::Backend("this encoder graph has no `token_ids` output (re-export it with `python -m export ctc-nat`)".into()))
+    }
 
     /// Cumulative seconds spent inside the backend's run call.
     fn backend_seconds(&self) -> f64;

@@ -49,6 +49,34 @@ pub struct CtcSpec {
     pub pad_id: u32,
     /// How the source is upsampled.
     pub upsample: UpsampleSpec,
+    /// The output vocabulary when the head was restricted to it (`export ctc-nat --output-vocab`): column `j` of
+    /// `logits` scores token `output_ids[j]`; absent, column `j` is token `j`. Sorted, unique, contains `blank_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_ids: Option<Vec<u32>>,
+}
+
+impl CtcSpec {
+    /// Columns of `logits`: the output vocabulary's size, or `vocab`.
+    pub fn logits_width(&self, vocab: usize) -> usize {
+        self.output_ids.as_ref().map_or(vocab, Vec::len)
+    }
+
+    /// The column of `logits` that scores `blank_id`.
+    pub fn blank_column(&self) -> u32 {
+        match &self.output_ids {
+            // checked at load: the sorted list contains blank_id
+            Some(ids) => ids.binary_search(&self.blank_id).map_or(self.blank_id, |j| j as u32),
+            None => self.blank_id,
+        }
+    }
+
+    /// The token id of column `column` of `logits`.
+    pub fn token_of_column(&self, column: u32) -> u32 {
+        match &self.output_ids {
+            Some(ids) => ids.get(column as usize).copied().unwrap_or(column),
+            None => column,
+        }
+    }
 }
 
 /// How source tokens are spread over the output positions.
@@ -89,6 +117,18 @@ impl NatManifest {
         for (name, id) in [("blank_id", c.blank_id), ("mask_id", c.mask_id), ("pad_id", c.pad_id)] {
             if id as usize >= m.dims.vocab_size {
                 return Err(Error::model(&path, format!("ctc.{name} {id} is outside the vocabulary ({})", m.dims.vocab_size)));
+            }
+        }
+        if let Some(ids) = &c.output_ids {
+            let sorted = ids.windows(2).all(|w| w[0] < w[1]);
+            if ids.is_empty() || !sorted || ids.last().is_some_and(|&t| t as usize >= m.dims.vocab_size) {
+                return Err(Error::model(
+                    &path,
+                    format!("ctc.output_ids: must be sorted, unique token ids within the vocabulary (0..{})", m.dims.vocab_size),
+                ));
+            }
+            if ids.binary_search(&c.blank_id).is_err() {
+                return Err(Error::model(&path, format!("ctc.output_ids: must contain the blank id {}", c.blank_id)));
             }
         }
         header::check_files(dir, &[&m.header.graph.file, &m.tokenizer])?;

@@ -10,7 +10,7 @@ use crate::sampling::argmax;
 use std::collections::HashMap;
 
 /// Collapses an alignment: merge repeated tokens, drop blanks.
-pub(crate) fn collapse(alignment: &[u32], blank: u32) -> Vec<u32> {
+pub fn collapse(alignment: &[u32], blank: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut prev = None;
     for &t in alignment {
@@ -49,7 +49,7 @@ fn log_softmax(row: &[f32]) -> Vec<f64> {
 
 /// A decoded prefix and its log probability (summed over all its alignments).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Hypothesis {
+pub struct Hypothesis {
     /// The token sequence.
     pub tokens: Vec<u32>,
     /// log P(tokens | input), summed over the alignments the search kept.
@@ -60,7 +60,7 @@ pub(crate) struct Hypothesis {
 /// hypotheses, best first (at least one: the empty output). With `beam_width` and `top_k` large enough to keep
 /// everything, the scores are the exact CTC probabilities and the first hypothesis is the exact argmax over
 /// outputs (tested against brute-force enumeration).
-pub(crate) fn prefix_beam_search(logits: &[f32], vocab: usize, blank: u32, beam_width: usize, top_k: usize) -> Vec<Hypothesis> {
+pub fn prefix_beam_search(logits: &[f32], vocab: usize, blank: u32, beam_width: usize, top_k: usize) -> Vec<Hypothesis> {
     let ninf = f64::NEG_INFINITY;
     // prefix -> (log P ending in blank, log P ending in its last token)
     let mut beams: Vec<(Vec<u32>, f64, f64)> = vec![(Vec::new(), 0.0, ninf)];

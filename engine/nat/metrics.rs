@@ -157,35 +157,73 @@ fn my_log(x: f64) -> f64 {
     }
 }
 
+/// BLEU's sufficient statistics of one segment (or, summed, of a corpus): what sacrebleu adds up over the
+/// segments before it computes the score once. Sums of these are what paired bootstrap resampling recombines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BleuStats {
+    /// Hypothesis length in 13a tokens.
+    pub hyp_len: usize,
+    /// Reference length in 13a tokens.
+    pub ref_len: usize,
+    /// Clipped n-gram matches, orders 1..=4.
+    pub correct: [usize; BLEU_MAX_ORDER],
+    /// Hypothesis n-grams, orders 1..=4.
+    pub total: [usize; BLEU_MAX_ORDER],
+}
+
+impl BleuStats {
+    /// Adds another segment's (or corpus') statistics.
+    pub fn add(&mut self, other: &BleuStats) {
+        self.hyp_len += other.hyp_len;
+        self.ref_len += other.ref_len;
+        for n in 0..BLEU_MAX_ORDER {
+            self.correct[n] += other.correct[n];
+            self.total[n] += other.total[n];
+        }
+    }
+
+    /// The BLEU these statistics give (sacrebleu's `compute_bleu` with its defaults).
+    pub fn score(&self) -> BleuScore {
+        compute_bleu(&self.correct, &self.total, self.hyp_len, self.ref_len)
+    }
+}
+
+/// BLEU's statistics of one hypothesis against its one reference (13a tokens, n-grams up to 4).
+pub fn segment_bleu_stats(hypothesis: &str, reference: &str) -> BleuStats {
+    let hyp_tokens = tokenize_13a(hypothesis);
+    let ref_tokens = tokenize_13a(reference);
+    let hyp_refs: Vec<&str> = hyp_tokens.iter().map(String::as_str).collect();
+    let ref_refs: Vec<&str> = ref_tokens.iter().map(String::as_str).collect();
+    // One reference: the "closest" reference length is its length.
+    let mut stats = BleuStats { hyp_len: hyp_refs.len(), ref_len: ref_refs.len(), ..Default::default() };
+    let ref_counts = count_ngrams(&ref_refs, BLEU_MAX_ORDER);
+    for (gram, &count) in &count_ngrams(&hyp_refs, BLEU_MAX_ORDER) {
+        let n = gram.len() - 1;
+        stats.total[n] += count;
+        if let Some(&in_ref) = ref_counts.get(gram) {
+            stats.correct[n] += count.min(in_ref);
+        }
+    }
+    stats
+}
+
+/// Per-segment BLEU statistics of a corpus (errors as [`corpus_bleu`]).
+pub fn corpus_bleu_stats(hypotheses: &[String], references: &[String]) -> Result<Vec<BleuStats>, MetricsError> {
+    check_lengths(hypotheses, references)?;
+    Ok(hypotheses.iter().zip(references).map(|(h, r)| segment_bleu_stats(h, r)).collect())
+}
+
 /// Corpus BLEU of `hypotheses` against one reference each, as `sacrebleu.corpus_bleu(hypotheses,
 /// [references])` computes it with its defaults (13a tokenizer, mixed case, `exp` smoothing, 4-grams, no
 /// effective order).
 ///
 /// Errors on an empty corpus or when the two slices differ in length.
 pub fn corpus_bleu(hypotheses: &[String], references: &[String]) -> Result<BleuScore, MetricsError> {
-    check_lengths(hypotheses, references)?;
-    let mut sys_len = 0usize;
-    let mut ref_len = 0usize;
-    let mut correct = [0usize; BLEU_MAX_ORDER];
-    let mut total = [0usize; BLEU_MAX_ORDER];
-    for (hyp, reference) in hypotheses.iter().zip(references) {
-        let hyp_tokens = tokenize_13a(hyp);
-        let ref_tokens = tokenize_13a(reference);
-        let hyp_refs: Vec<&str> = hyp_tokens.iter().map(String::as_str).collect();
-        let ref_refs: Vec<&str> = ref_tokens.iter().map(String::as_str).collect();
-        sys_len += hyp_refs.len();
-        // One reference: the "closest" reference length is its length.
-        ref_len += ref_refs.len();
-        let ref_counts = count_ngrams(&ref_refs, BLEU_MAX_ORDER);
-        for (gram, &count) in &count_ngrams(&hyp_refs, BLEU_MAX_ORDER) {
-            let n = gram.len() - 1;
-            total[n] += count;
-            if let Some(&in_ref) = ref_counts.get(gram) {
-                correct[n] += count.min(in_ref);
-            }
-        }
+    let mut sum = BleuStats::default();
+    for s in corpus_bleu_stats(hypotheses, references)? {
+        sum.add(&s);
     }
-    Ok(compute_bleu(&correct, &total, sys_len, ref_len))
+    Ok(sum.score())
 }
 
 /// sacrebleu's `BLEU.compute_bleu` with `smooth_method="exp"` and `effective_order=False`.

@@ -8,9 +8,11 @@
 //! - [`model`]: the `ctc_nat` encoder (contract in [`crate::contract::ctc_nat`]) on the backend's encoder graph.
 //! - [`pipeline`]: [`NatPipeline`], a YAML pipeline with `strategy: {kind: nat}`.
 //! - [`metrics`]: corpus BLEU and chrF, equal to sacrebleu's defaults (tested against sacrebleu's own numbers).
+//! - [`bootstrap`]: paired bootstrap resampling: the BLEU difference of two systems with a confidence interval.
 //!
 //! A NAT model is not lossless with respect to any AR model: it is compared on quality (BLEU/chrF) and speed.
 
+pub mod bootstrap;
 pub mod ctc;
 pub mod invariance;
 pub mod metrics;

@@ -58,11 +58,16 @@ impl NatModel {
                 None => return Err(err(format!("manifest declares no input `{name}`, which the CTC NAT contract requires"))),
             }
         }
+        let width = manifest.ctc.logits_width(manifest.dims.vocab_size);
         match manifest.header.graph.outputs.iter().find(|t| t.name == "logits") {
             Some(s) if s.dtype == DType::Float32 && s.shape.len() == 3 => {
                 if let Some(Dim::Fixed(v)) = s.shape.last() {
-                    if *v as usize != manifest.dims.vocab_size {
-                        return Err(err(format!("output `logits`: last dimension is {v}, but dims.vocab_size is {}", manifest.dims.vocab_size)));
+                    if *v as usize != width {
+                        let what = match &manifest.ctc.output_ids {
+                            Some(ids) => format!("ctc.output_ids has {} ids", ids.len()),
+                            None => format!("dims.vocab_size is {}", manifest.dims.vocab_size),
+                        };
+                        return Err(err(format!("output `logits`: last dimension is {v}, but {what}")));
                     }
                 }
             }
@@ -71,8 +76,14 @@ impl NatModel {
             }
             None => return Err(err("manifest declares no output `logits`, which the CTC NAT contract requires".into())),
         }
+        // `token_ids` is optional (exports before it have only `logits`); where declared it must be int64 [batch, positions].
+        if let Some(s) = manifest.header.graph.outputs.iter().find(|t| t.name == "token_ids") {
+            if s.dtype != DType::Int64 || s.shape.len() != 2 {
+                return Err(err(format!("output `token_ids` must be int64 [batch, positions], manifest says {} {:?}", s.dtype, s.shape)));
+            }
+        }
         // The manifest-side contract holds; now the graph must match the manifest (checked by the backend).
-        let graph = backend.open_encoder(dir, &manifest.header.graph, manifest.dims.vocab_size)?;
+        let graph = backend.open_encoder(dir, &manifest.header.graph, width)?;
         Ok(NatModel { manifest, graph, ids: Vec::new(), mask: Vec::new() })
     }
 
@@ -86,16 +97,51 @@ impl NatModel {
         self.graph.backend_seconds()
     }
 
-    /// One forward pass over `batch` (already upsampled sentences), logits copied out per sentence.
+    /// Columns of the logits: the output vocabulary (`ctc.output_ids`) or the whole vocabulary.
+    pub fn logits_width(&self) -> usize {
+        self.manifest.ctc.logits_width(self.manifest.dims.vocab_size)
+    }
+
+    /// Whether the graph outputs `token_ids` (the argmax per position), which greedy decoding reads instead of
+    /// the logits.
+    pub fn has_token_ids(&self) -> bool {
+        self.graph.has_token_ids()
+    }
+
+    /// One forward pass over `batch` (already upsampled sentences), logits copied out per sentence. With an
+    /// output vocabulary, column `j` scores token `manifest().ctc.output_ids[j]`.
     pub fn forward(&mut self, batch: &[Vec<u32>]) -> Result<BatchLogits> {
         let rows = self.forward_with(batch, |_, rows| Ok(rows.to_vec()))?;
-        Ok(BatchLogits { rows, vocab: self.manifest.dims.vocab_size })
+        Ok(BatchLogits { rows, vocab: self.logits_width() })
+    }
+
+    /// One forward pass over `batch` asking only for `token_ids`, calling `each(i, ids)` with sentence `i`'s real
+    /// positions (token ids, already mapped through the output vocabulary by the graph).
+    pub(crate) fn forward_ids_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[i64]) -> Result<R>) -> Result<Vec<R>> {
+        let positions = self.stage(batch)?;
+        let data = self.graph.forward_token_ids(&self.ids, &self.mask, batch.len(), positions)?;
+        batch.iter().enumerate().map(|(i, s)| each(i, &data[i * positions..i * positions + s.len()])).collect()
     }
 
     /// One forward pass over `batch` (already upsampled sentences, each within the position limit), calling
     /// `each(i, rows)` with sentence `i`'s real rows (`len * vocab` scores) straight from ONNX Runtime's output,
     /// so decoding never copies [batch, positions, vocab] logits first.
     pub(crate) fn forward_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[f32]) -> Result<R>) -> Result<Vec<R>> {
+        let positions = self.stage(batch)?;
+        let width = self.logits_width();
+        let data = self.graph.forward(&self.ids, &self.mask, batch.len(), positions)?;
+        batch
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = i * positions * width;
+                each(i, &data[start..start + s.len() * width])
+            })
+            .collect()
+    }
+
+    /// Fills the reused `ids`/`mask` staging with `batch`, padded to its longest sentence; returns that length.
+    fn stage(&mut self, batch: &[Vec<u32>]) -> Result<usize> {
         let limit = self.manifest.ctc.upsample.position_limit;
         let positions = batch.iter().map(Vec::len).max().unwrap_or(0);
         if batch.is_empty() || positions == 0 {
@@ -116,15 +162,6 @@ impl NatModel {
                 self.mask[i * positions + j] = 1;
             }
         }
-        let vocab = self.manifest.dims.vocab_size;
-        let data = self.graph.forward(&self.ids, &self.mask, batch.len(), positions)?;
-        batch
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let start = i * positions * vocab;
-                each(i, &data[start..start + s.len() * vocab])
-            })
-            .collect()
+        Ok(positions)
     }
 }

@@ -248,20 +248,32 @@ impl NatPipeline {
             let t0 = Instant::now();
             let batch: Vec<Vec<u32>> = chunk.iter().filter_map(|&i| prepared[i].as_ref().map(|p| p.1.clone())).collect();
             let before = self.model.backend_seconds();
-            let blank = self.model.manifest().ctc.blank_id;
-            let vocab = self.model.manifest().dims.vocab_size;
+            let ctc = self.model.manifest().ctc.clone();
+            let width = self.model.logits_width();
             let (decode, beam_width, beam_top_k, tokenizer) = (self.decode, self.beam_width, self.beam_top_k, &self.tokenizer);
-            let decoded = self.model.forward_with(&batch, |_, rows| {
-                let (tokens, log_prob) = match decode {
-                    CtcDecodeKind::Greedy => (ctc::greedy(rows, vocab, blank), None),
-                    CtcDecodeKind::Beam => {
-                        let best = ctc::prefix_beam_search(rows, vocab, blank, beam_width, beam_top_k).into_iter().next();
-                        best.map(|h| (h.tokens, Some(h.log_prob))).unwrap_or((Vec::new(), None))
-                    }
-                };
+            let finish = |tokens: Vec<u32>, log_prob: Option<f64>| -> Result<(Vec<u32>, Option<f64>, String)> {
                 let text = tokenizer.decode(&tokens, true)?;
                 Ok((tokens, log_prob, text))
-            });
+            };
+            // Decoding works on logits columns; with an output vocabulary a column is mapped to its token id.
+            let to_tokens = |columns: Vec<u32>| -> Vec<u32> { columns.into_iter().map(|c| ctc.token_of_column(c)).collect() };
+            let decoded = if decode == CtcDecodeKind::Greedy && self.model.has_token_ids() {
+                // The graph's argmax: one id per position, already token ids.
+                self.model.forward_ids_with(&batch, |_, ids| {
+                    let alignment: Vec<u32> = ids.iter().map(|&t| t as u32).collect();
+                    finish(ctc::collapse(&alignment, ctc.blank_id), None)
+                })
+            } else {
+                let blank = ctc.blank_column();
+                self.model.forward_with(&batch, |_, rows| match decode {
+                    CtcDecodeKind::Greedy => finish(to_tokens(ctc::greedy(rows, width, blank)), None),
+                    CtcDecodeKind::Beam => {
+                        let best = ctc::prefix_beam_search(rows, width, blank, beam_width, beam_top_k).into_iter().next();
+                        let (columns, log_prob) = best.map(|h| (h.tokens, Some(h.log_prob))).unwrap_or((Vec::new(), None));
+                        finish(to_tokens(columns), log_prob)
+                    }
+                })
+            };
             let decoded = match decoded {
                 Ok(d) => d,
                 Err(e) => {

@@ -9,7 +9,10 @@ import os
 import numpy as np
 import onnxruntime as ort
 
-from export.graph_ctc_nat import DEFAULT_TOKENIZER, _vocab, dims_of, export_ctc_nat, random_weights, reference_logits
+import pytest
+
+from export.graph_ctc_nat import (DEFAULT_TOKENIZER, _vocab, dims_of, export_ctc_nat, random_weights,
+                                  read_output_vocab, reference_logits)
 from export.train_ctc_nat import upsample, upsample_length
 from export.translation_pairs import align, split_of
 
@@ -27,7 +30,7 @@ def test_upsampling_matches_the_engine_cases():
     assert upsample_length(5, 2.5, 100) == 13 and upsample_length(3, 2.5, 100) == 8
 
 
-def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32"):
+def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32", output_vocab=None):
     """Random 2-layer, 2-head encoder over the en-de tokenizer, exported to `out`: (weights, dims, tokenizer
     text, manifest, session)."""
     vocab = _vocab(DEFAULT_TOKENIZER)
@@ -35,7 +38,8 @@ def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32"):
     dims = dims_of(w, 2)
     with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
         tok = f.read()
-    man = export_ctc_nat(str(out), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision=precision)
+    man = export_ctc_nat(str(out), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision=precision,
+                         output_vocab=output_vocab)
     s = ort.InferenceSession(os.path.join(out, "model.onnx"), providers=["CPUExecutionProvider"])
     return w, dims, tok, man, s
 
@@ -59,6 +63,37 @@ def test_export_matches_the_numpy_reference_with_padding(tmp_path):
         # padding never leaks into real positions: the same sentence alone gives the same logits
         alone = s.run(None, {"input_ids": ids[b:b + 1, :n], "attention_mask": np.ones((1, n), np.int64)})[0]
         assert np.abs(alone[0] - got[b, :n]).max() < 1e-4
+
+
+def test_token_ids_are_the_argmax_and_the_output_vocab_keeps_its_columns_exactly(tmp_path):
+    _, dims, _, man, full = _random_export(tmp_path / "full", dim=32, ffn=48, seed=5)
+    assert [o["name"] for o in man["graph"]["outputs"]] == ["logits", "token_ids"]
+    blank = man["ctc"]["blank_id"]
+    rng = np.random.default_rng(1)
+    keep = sorted(set(rng.choice(dims["vocab_size"], 3000, replace=False).tolist()) | {blank})
+    vocab_file = tmp_path / "target_vocab.json"
+    vocab_file.write_text(json.dumps({"ids": keep[::-1]}))  # any order on disk; the export sorts
+    _, _, _, man_s, short = _random_export(tmp_path / "short", dim=32, ffn=48, seed=5, output_vocab=str(vocab_file))
+    assert man_s["ctc"]["output_ids"] == keep
+    assert man_s["graph"]["outputs"][0]["shape"][-1] == len(keep)
+    feed = {"input_ids": rng.integers(0, dims["vocab_size"], (2, 17)), "attention_mask": np.ones((2, 17), np.int64)}
+    logits, ids = full.run(None, feed)
+    assert (ids == logits.argmax(-1)).all()
+    logits_s, ids_s = short.run(None, feed)
+    assert np.array_equal(logits_s, logits[..., keep])  # the same columns, bit for bit
+    assert (ids_s == np.asarray(keep)[logits_s.argmax(-1)]).all()
+    # negative control: random weights do score tokens outside the list highest somewhere
+    assert (ids_s != ids).any()
+
+
+def test_an_output_vocab_without_blank_or_out_of_range_is_refused(tmp_path):
+    f = tmp_path / "v.json"
+    f.write_text(json.dumps({"ids": [1, 2, 3]}))
+    with pytest.raises(ValueError, match="blank"):
+        read_output_vocab(str(f), 10, 5)
+    f.write_text(json.dumps({"ids": [5, 10]}))
+    with pytest.raises(ValueError, match=r"\[0, 10\)"):
+        read_output_vocab(str(f), 10, 5)
 
 
 def _js_md5(s: str) -> str:

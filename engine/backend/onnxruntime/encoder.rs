@@ -1,6 +1,8 @@
 //! The encoder runner (CTC NAT contract): one `Run` per batch with `input_ids` and `attention_mask`
 //! `[batch, positions]`; the logits land in a buffer the runner owns and reuses (grown on demand), so decoding
-//! reads them in place instead of copying `[batch, positions, vocab]` first.
+//! reads them in place instead of copying `[batch, positions, vocab]` first. Where the graph also has `token_ids`,
+//! a greedy pass asks ONNX Runtime for that output alone (`[batch, positions]` int64), so the scores stay an
+//! intermediate that ONNX Runtime reuses and nothing reads them outside the graph.
 
 use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
@@ -23,6 +25,9 @@ pub(crate) struct OrtEncoder {
     input_names: [CString; 2],
     output_name: CString,
     logits: Vec<f32>,
+    /// `token_ids`, where the manifest (checked against the graph) declares it.
+    token_ids_name: Option<CString>,
+    token_ids: Vec<i64>,
     run_seconds: f64,
 }
 
@@ -43,13 +48,14 @@ impl OrtEncoder {
             input_names: [c("input_ids")?, c("attention_mask")?],
             output_name: c("logits")?,
             logits: Vec::new(),
+            token_ids_name: if graph.outputs.iter().any(|o| o.name == "token_ids") { Some(c("token_ids")?) } else { None },
+            token_ids: Vec::new(),
             run_seconds: 0.0,
         })
     }
-}
 
-impl EncoderGraph for OrtEncoder {
-    fn forward(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[f32]> {
+    /// Checks the input lengths of a pass over `batch` x `positions`.
+    fn check_inputs(input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<usize> {
         let n = batch * positions;
         if n == 0 || input_ids.len() != n || attention_mask.len() != n {
             return Err(Error::InvalidRequest(format!(
@@ -58,27 +64,61 @@ impl EncoderGraph for OrtEncoder {
                 attention_mask.len()
             )));
         }
-        let out_len = n * self.width;
-        crate::error::try_resize(&mut self.logits, out_len, 0.0, "CTC logits")?;
-        let shape = [batch as i64, positions as i64];
+        Ok(n)
+    }
+
+    /// One `Run` writing the single requested output into `out` (a view over a buffer of this runner); returns the
+    /// seconds the run took.
+    fn run_into(&self, input_ids: &[i64], attention_mask: &[i64], shape: [i64; 2], output: *const c_char, out: &TensorView) -> Result<f64> {
+        let n = input_ids.len();
         let m = &self.memory;
         // SAFETY: the slices outlive the run (views drop at the end of this function); ORT never writes inputs.
         let ids = unsafe { TensorView::new(m, input_ids.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
         let mask = unsafe { TensorView::new(m, attention_mask.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
-        // SAFETY: `self.logits` is not touched until the run is over and the view is dropped.
-        let out = unsafe {
-            TensorView::new(m, self.logits.as_mut_ptr().cast(), out_len * 4, &[batch as i64, positions as i64, self.width as i64], Elem::F32)?
-        };
         let names: [*const c_char; 2] = [self.input_names[0].as_ptr(), self.input_names[1].as_ptr()];
         let values = [ids.ptr() as *const OrtValue, mask.ptr() as *const OrtValue];
         let mut outputs = [out.ptr()];
         let t0 = Instant::now();
         // SAFETY: names and values are parallel arrays of live objects; the session is alive.
-        let ran = unsafe { raw::run(self.session.ptr().cast_mut(), &names, &values, &[self.output_name.as_ptr()], &mut outputs) };
-        self.run_seconds += t0.elapsed().as_secs_f64();
-        ran?;
-        drop((ids, mask, out));
+        unsafe { raw::run(self.session.ptr().cast_mut(), &names, &values, &[output], &mut outputs) }?;
+        Ok(t0.elapsed().as_secs_f64())
+    }
+}
+
+impl EncoderGraph for OrtEncoder {
+    fn forward(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[f32]> {
+        let n = Self::check_inputs(input_ids, attention_mask, batch, positions)?;
+        let out_len = n * self.width;
+        crate::error::try_resize(&mut self.logits, out_len, 0.0, "CTC logits")?;
+        let shape = [batch as i64, positions as i64];
+        // SAFETY: `self.logits` is not touched until the run is over and the view is dropped.
+        let out = unsafe {
+            TensorView::new(&self.memory, self.logits.as_mut_ptr().cast(), out_len * 4, &[shape[0], shape[1], self.width as i64], Elem::F32)?
+        };
+        let name = self.output_name.as_ptr();
+        let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
+        drop(out);
+        self.run_seconds += ran?;
         Ok(&self.logits[..out_len])
+    }
+
+    fn has_token_ids(&self) -> bool {
+        self.token_ids_name.is_some()
+    }
+
+    fn forward_token_ids(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[i64]> {
+        let Some(name) = self.token_ids_name.as_ref().map(|c| c.as_ptr()) else {
+            return Err(Error::Backend("this encoder graph has no `token_ids` output (re-export it with `python -m export ctc-nat`)".into()));
+        };
+        let n = Self::check_inputs(input_ids, attention_mask, batch, positions)?;
+        crate::error::try_resize(&mut self.token_ids, n, 0, "CTC token ids")?;
+        let shape = [batch as i64, positions as i64];
+        // SAFETY: `self.token_ids` is not touched until the run is over and the view is dropped.
+        let out = unsafe { TensorView::new(&self.memory, self.token_ids.as_mut_ptr().cast(), n * 8, &shape, Elem::I64)? };
+        let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
+        drop(out);
+        self.run_seconds += ran?;
+        Ok(&self.token_ids[..n])
     }
 
     fn backend_seconds(&self) -> f64 {
