@@ -14,7 +14,8 @@ SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
-            $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle))
+            $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
+            $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
@@ -27,6 +28,7 @@ NVRTC_DIR := .cache/nvrtc/nvidia/cu13/lib
 SMOL_GPU := $(MODELS)/smollm2-135m-instruct-gpu
 
 .PHONY: gpu-model gpu-bundle demo test tools lint setup fixtures models build release lib test-rust test-python test-c datasets peer bench bench-peer bench-kernels bench-qwen clean help qwen \
+	qwen-ggml bench-qwen-kernels \
 	nat-models translation-pairs train-env train-nat bench-nat train-space test-train-space space-model space-quality
 
 help:
@@ -66,6 +68,17 @@ $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 
 $(MODELS)/tiny-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --out $(MODELS)/tiny-fp32
+
+# A random model stored as a Q4_K_M GGUF stores it (Q4_K + Q6_K, mixed q|k|v types), on the engine's K-quant
+# kernels, and the float export of the same (dequantized) weights: the reference tests/ggml_kernel.rs compares.
+TINY_KQUANT := --ggml-kquant --hidden 256 --ffn 512 --head-dim 64
+$(MODELS)/tiny-kquant-ggml/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
+	$(VPY) -m export tiny $(TINY_KQUANT) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(MODELS)/tiny-kquant-ggml
+$(MODELS)/tiny-kquant-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
+	$(VPY) -m export tiny $(TINY_KQUANT) --precision fp32 --out $(MODELS)/tiny-kquant-fp32
+# ... and on ONNX Runtime's MatMulNBits, which has no K-quant layout and re-quantizes them (the comparison).
+$(MODELS)/tiny-kquant-int4/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
+	$(VPY) -m export tiny $(TINY_KQUANT) --precision int4 --out $(MODELS)/tiny-kquant-int4
 
 # tiny-fp32 plus its float16 GPU weights (the CUDA backend's file contract, checked without a GPU).
 $(MODELS)/tiny-fp32-gpu/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/gpu_weights.py
@@ -127,6 +140,12 @@ $(addsuffix /manifest.json,$(QWEN_ALL)): $(MODELS)/qwen2.5-coder-%-instruct-int4
 	$(VPY) -m export gguf $< --precision int4 --out $(MODELS)/qwen2.5-coder-$*-instruct-int4
 
 qwen: $(addsuffix /manifest.json,$(QWEN_ALL))
+
+# Qwen2.5-Coder-1.5B's Q4_K_M file on the engine's own kernels (Q4_K/Q6_K blocks as stored; issue 14).
+QWEN_GGML := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml
+$(QWEN_GGML)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
+	$(VPY) -m export gguf $< --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(QWEN_GGML)
+qwen-ggml: $(QWEN_GGML)/manifest.json
 
 # ---- CTC NAT translation (issue 5; docs/BENCHMARKS.md "CTC NAT") ---------------------------------------------
 # The trained weights are committed (export/trained/, MANIFEST.json in each folder); these targets export them.
@@ -385,6 +404,14 @@ bench-qwen: setup datasets release peer qwen $(VENV)/.plot-stamp
 		--peer bench-out/peer-qwen1.5b.json --json bench-out/peer-comparison-qwen1.5b.json
 	./target/release/specrt bench --config configs/bench/speculative-qwen.yaml --out bench-out/speculative-qwen
 	$(VPY) -m export.plot_bench bench-out/speculative-qwen/results.json
+
+# The K-quant kernels on Qwen2.5-Coder-1.5B beside llama.cpp on the same GGUF (issue 14; docs/BENCHMARKS.md 11).
+bench-qwen-kernels: setup datasets release peer qwen-ggml
+	./target/release/specrt bench --config configs/bench/kernels-qwen.yaml --out bench-out/kernels-qwen
+	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(QWEN_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
+		--max-new-tokens 128 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2000 --json bench-out/peer-qwen-kernels.json
+	$(VPY) -m export.compare_peer --specrt bench-out/kernels-qwen/results.json --pipeline qwen1.5b-ggml-ar \
+		--peer bench-out/peer-qwen-kernels.json --json bench-out/peer-comparison-qwen1.5b-ggml-ar.json
 
 # Draft heads on SmolLM2 (issue 12): fastest AR, padded AR of the head target, CTC / Medusa / EAGLE heads, hybrid
 # and the n-gram drafter, 3 categories x 8 prompts x 256 tokens (configs/bench/heads-smollm2.yaml; docs/HEADS.md).

@@ -26,7 +26,7 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
     p.add_argument("--no-check", action="store_true", help="skip onnx.checker / shape inference")
     p.add_argument("--linear-kernel", choices=["matmulnbits", "ggml"], default="matmulnbits",
                    help="int4/int8 linear layers: ONNX Runtime's MatMulNBits (runs in any ONNX Runtime) or ggml = "
-                        "the engine's ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored "
+                        "the engine's ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0/Q4_K/Q6_K blocks as stored "
                         "(exact, batch-invariant; runs only in specrt)")
     p.add_argument("--attention-kernel", choices=["gqa", "specrt"], default="gqa",
                    help="attention: ONNX Runtime's GroupQueryAttention or specrt = the engine's BatchInvariantAttention "
@@ -114,6 +114,9 @@ def main(argv=None) -> int:
     _tiny_dims(p)
     p.add_argument("--space-k", type=int, default=None,
                    help="add the SPACE mask token (input id = vocab, random embedding) for groups of K masks")
+    p.add_argument("--ggml-kquant", action="store_true",
+                   help="store the random weights as a Q4_K_M GGUF would (Q4_K; Q6_K for attn_v/ffn_down of even "
+                        "layers and the untied LM head); needs --hidden and --ffn divisible by 256")
     p = sub.add_parser("gpu-weights", help="write DIR/gpu.safetensors (fp16 matrices for the CUDA backend) from the "
                                           "checkpoint DIR was exported from; see export/gpu_weights.py")
     p.add_argument("source", nargs="?", help="a GGUF file, a Hugging Face safetensors folder, or the word smollm2")
@@ -184,7 +187,11 @@ def main(argv=None) -> int:
     elif a.cmd == "tiny":
         from .tiny import tiny_checkpoint, tiny_mask_row
 
-        _export(tiny_checkpoint(**_tiny_kwargs(a)), a, mask_row=tiny_mask_row(a.hidden))
+        ck = tiny_checkpoint(**_tiny_kwargs(a))
+        if a.ggml_kquant:
+            from .tiny import as_q4_k_m
+            ck = as_q4_k_m(ck)
+        _export(ck, a, mask_row=tiny_mask_row(a.hidden))
     elif a.cmd == "gpu-weights":
         return _gpu_weights(a, ap)
     elif a.cmd == "ctc-nat":

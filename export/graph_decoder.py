@@ -28,7 +28,7 @@ OPSET = 23  # RMSNormalization is an opset-23 op; ORT 1.31 implements opset 23
 MS = "com.microsoft"
 # The engine's own operators (engine/backend/onnxruntime/block_matmul_op.rs); only the Rust engine runs them.
 SPECRT = "ai.specrt"
-GGML_KERNEL_TYPES = ("Q4_0", "Q4_1", "Q8_0")
+GGML_KERNEL_TYPES = ("Q4_0", "Q4_1", "Q8_0", "Q4_K", "Q6_K")
 LINEAR_KERNELS = ("matmulnbits", "ggml")
 ATTENTION_KERNELS = ("gqa", "specrt")
 PRECISIONS = ("fp32", "fp16", "int8", "int4")
@@ -147,12 +147,23 @@ class _Builder:
             eff = w.astype(self.fdtype).astype(np.float32)
         elif self._ggml_kernel_takes(weights):
             # The GGUF blocks verbatim, multiplied by the engine's batch-invariant kernel (exact by construction).
-            t = weights[0].ggml_type
-            blocks = np.ascontiguousarray(np.concatenate([w.blocks.reshape(w.shape[0], -1) for w in weights]))
-            n, k = blocks.shape[0], weights[0].shape[1]
-            y = g.op("MatMulGgml", [x, g.init(f"{name}.ggml_blocks", blocks)], domain=SPECRT,
-                     name=f"{name}/MatMulGgml", K=k, N=n, ggml_type=t)
-            self.ggml_nodes[t] = self.ggml_nodes.get(t, 0) + 1
+            # A fused group (q|k|v, gate|up) whose parts have different types (Q4_K_M files store some attn_v as
+            # Q6_K) becomes one node per type run, concatenated: a block row never mixes formats.
+            runs = []
+            for w in weights:
+                if runs and runs[-1][0] == w.ggml_type:
+                    runs[-1][1].append(w)
+                else:
+                    runs.append((w.ggml_type, [w]))
+            outs = []
+            for i, (t, part) in enumerate(runs):
+                blocks = np.ascontiguousarray(np.concatenate([w.blocks.reshape(w.shape[0], -1) for w in part]))
+                n, k = blocks.shape[0], part[0].shape[1]
+                suffix = "" if len(runs) == 1 else f".{i}"
+                outs.append(g.op("MatMulGgml", [x, g.init(f"{name}{suffix}.ggml_blocks", blocks)], domain=SPECRT,
+                                 name=f"{name}{suffix}/MatMulGgml", K=k, N=n, ggml_type=t))
+                self.ggml_nodes[t] = self.ggml_nodes.get(t, 0) + 1
+            y = outs[0] if len(outs) == 1 else g.op("Concat", outs, name=f"{name}/Concat", axis=-1)
             eff = np.concatenate([w.dequantize() for w in weights])
         else:
             p = _concat_packed([pack_weight(w, bits, self.requantize) for w in weights])
@@ -187,12 +198,13 @@ class _Builder:
         return y, eff
 
     def _ggml_kernel_takes(self, weights: list) -> bool:
-        """True when `--linear-kernel ggml` can run these weights as they are: GGML blocks of one kernel type."""
+        """True when `--linear-kernel ggml` can run these weights as they are: GGML blocks of kernel types (a K-quant
+        needs K to be a whole number of 256-weight super-blocks)."""
         if self.linear_kernel != "ggml" or self.requantize:
             return False
-        types = {getattr(w, "ggml_type", None) for w in weights}
-        return len(types) == 1 and next(iter(types)) in GGML_KERNEL_TYPES and all(isinstance(w, QuantTensor)
-                                                                                   for w in weights)
+        if not all(isinstance(w, QuantTensor) and w.ggml_type in GGML_KERNEL_TYPES for w in weights):
+            return False
+        return all(w.shape[1] % (256 if w.ggml_type.endswith("_K") else 32) == 0 for w in weights)
 
     def _gated_lowrank(self, x: str, y: str, name: str, a_t: np.ndarray, b_t: np.ndarray) -> str:
         """y + ((x * gate) @ A^T) @ B^T: the SPACE adapter on mask rows only (gate = 0 rows add exactly 0)."""
@@ -419,7 +431,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     lowrank: SPACE mask-only adapter, per layer {"qkv"|"o"|"gate_up"|"down": (A^T, B^T * alpha / r)} (float32;
     export/space_merge.py `lowrank`), added as a path gated to the mask rows; needs mask_row.
     linear_kernel (int4/int8 only): "matmulnbits" (ONNX Runtime's op; runs anywhere) or "ggml" (the engine's
-    ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0 blocks as stored: exact, batch-invariant, runs only in
+    ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0/Q4_K/Q6_K blocks as stored: exact, batch-invariant, runs only in
     the specrt engine; other weights fall back to MatMulNBits). attention_kernel: "gqa" (ONNX Runtime's
     GroupQueryAttention) or "specrt" (the engine's BatchInvariantAttention: same contract, one row at a time, so a
     one-token step equals a row of a k-token pass; runs only in the specrt engine).

@@ -204,3 +204,27 @@ def write_safetensors(path: str, tensors: dict, bf16: bool = False) -> None:
         f.write(h)
         for raw in blobs:
             f.write(raw)
+
+
+def as_q4_k_m(ck: Checkpoint) -> Checkpoint:
+    """`ck` with its matrices stored as a Q4_K_M GGUF stores them (llama.cpp's mix: Q4_K, with Q6_K for attn_v and
+    ffn_down of every other layer and for the output matrix), encoded round-to-nearest by export/ggml_blocks.py.
+    Mixed q|k|v types exercise the exporter's per-type split. The float export of the result is its exact
+    dequantization, the reference the engine's K-quant kernels are tested against."""
+    import dataclasses
+
+    from .checkpoint import QuantTensor
+    from .ggml_blocks import ggml_encode
+
+    def qt(w, t):
+        return QuantTensor(t, w.shape, ggml_encode(w, t))
+
+    layers = []
+    for i, L in enumerate(ck.layers):
+        six = "Q6_K" if i % 2 == 0 else "Q4_K"
+        layers.append(dataclasses.replace(L, q=qt(L.q, "Q4_K"), k=qt(L.k, "Q4_K"), v=qt(L.v, six), o=qt(L.o, "Q4_K"),
+                                          gate=qt(L.gate, "Q4_K"), up=qt(L.up, "Q4_K"), down=qt(L.down, six)))
+    head = ck.lm_head if ck.lm_head is not None else ck.embed
+    return dataclasses.replace(ck, layers=layers, embed=qt(ck.embed, "Q4_K"),
+                               lm_head=None if ck.lm_head is None else qt(head, "Q6_K"),
+                               source_quantization="Q4_K_M (tiny, round-to-nearest)")

@@ -81,10 +81,10 @@ pub fn matmul(isa: Isa, w: &BlockMatrix, x: &Q8Rows, y: &mut [f32]) {
     unsafe { matmul_columns(isa, w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
 }
 
-/// The portable kernel: per (row, column), integer block sums scaled and accumulated in block order.
+/// The portable kernel: per (row, column), integer sub-block sums scaled and accumulated in sub-block order.
 fn scalar_columns(w: &BlockMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
-    let nb = w.k() / BLOCK;
-    let bytes = w.format().block_bytes();
+    let format = w.format();
+    let (nb, sub, bytes) = (w.k() / format.block_weights(), format.sub_blocks(), format.block_bytes());
     for n in cols {
         let row = w.row_bytes(n);
         for r in 0..x.rows() {
@@ -92,11 +92,13 @@ fn scalar_columns(w: &BlockMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, 
             let mut offsets = 0.0f32;
             for b in 0..nb {
                 let block = &row[b * bytes..(b + 1) * bytes];
-                let (d, m) = w.format().scale_offset(block);
-                let codes = w.format().codes(block);
-                let isum: i32 = codes.iter().zip(x.codes(r, b)).map(|(&q, &a)| q * i32::from(a)).sum();
-                acc += (d * x.scale(r, b)) * isum as f32;
-                offsets += m * x.sum(r, b);
+                for j in 0..sub {
+                    let sb = format.sub_block(block, j);
+                    let xb = b * sub + j;
+                    let isum: i32 = sb.codes.iter().zip(x.codes(r, xb)).map(|(&q, &a)| q * i32::from(a)).sum();
+                    acc += (sb.d * x.scale(r, xb)) * isum as f32;
+                    offsets += sb.m * x.sum(r, xb);
+                }
             }
             // SAFETY: the caller guarantees `y` is writable here (see `matmul_columns`).
             unsafe { *y.add(r * stride + n) = acc + offsets };
@@ -120,17 +122,23 @@ mod tests {
             s
         };
         let bytes = format.block_bytes();
-        let mut out = vec![0u8; n * k / BLOCK * bytes];
+        let mut out = vec![0u8; n * k / format.block_weights() * bytes];
         for block in out.chunks_exact_mut(bytes) {
             for b in block.iter_mut() {
                 *b = next() as u8;
             }
             // d in [2^-10, 2^-6), m in (-2^-4, 2^-4): exponent fields 5..8, random mantissa and sign.
             let d = 0x1400 | (next() as u16 & 0x0FFF);
-            block[0..2].copy_from_slice(&d.to_le_bytes());
+            let d_at = if format == BlockFormat::Q6_K { 208 } else { 0 };
+            block[d_at..d_at + 2].copy_from_slice(&d.to_le_bytes());
             if format == BlockFormat::Q4_1 {
                 let m = 0x2000 | (next() as u16 & 0x83FF);
                 block[2..4].copy_from_slice(&m.to_le_bytes());
+            }
+            if format == BlockFormat::Q4_K {
+                // dmin > 0 like the files (the min is subtracted)
+                let dmin = 0x1000 | (next() as u16 & 0x0FFF);
+                block[2..4].copy_from_slice(&dmin.to_le_bytes());
             }
         }
         out
@@ -142,21 +150,24 @@ mod tests {
 
     /// f64 reference over the same quantized operands.
     fn reference(w: &BlockMatrix, x: &Q8Rows) -> Vec<f64> {
-        let nb = w.k() / BLOCK;
         let bytes = w.format().block_bytes();
         let mut y = vec![0f64; x.rows() * w.n()];
         for r in 0..x.rows() {
             for n in 0..w.n() {
                 let row = w.row_bytes(n);
                 let mut acc = 0f64;
-                for b in 0..nb {
-                    // Codes times quantized activations, plus the offset times the block's exact float sum.
+                for xb in 0..w.k() / BLOCK {
+                    // Weights (llama.cpp's dequantization) times quantized activations, plus the offset times the
+                    // block's exact float sum for the formats with one.
+                    let (b, j) = (xb / w.format().sub_blocks(), xb % w.format().sub_blocks());
                     let block = &row[b * bytes..(b + 1) * bytes];
-                    let (d, m) = w.format().scale_offset(block);
-                    for (&q, &a) in w.format().codes(block).iter().zip(x.codes(r, b)) {
-                        acc += f64::from(d) * f64::from(q) * f64::from(a) * f64::from(x.scale(r, b));
+                    let mut values = vec![0f32; w.format().block_weights()];
+                    w.format().dequantize(block, &mut values);
+                    let m = w.format().sub_block(block, j).m;
+                    for (&v, &a) in values[j * BLOCK..(j + 1) * BLOCK].iter().zip(x.codes(r, xb)) {
+                        acc += (f64::from(v) - f64::from(m)) * f64::from(a) * f64::from(x.scale(r, xb));
                     }
-                    acc += f64::from(m) * f64::from(x.sum(r, b));
+                    acc += f64::from(m) * f64::from(x.sum(r, xb));
                 }
                 y[r * w.n() + n] = acc;
             }
@@ -166,8 +177,8 @@ mod tests {
 
     #[test]
     fn every_kernel_matches_the_f64_reference_for_every_format() {
-        for format in [BlockFormat::Q4_0, BlockFormat::Q4_1, BlockFormat::Q8_0] {
-            let (n, k, rows) = (37, 96, 7);
+        for format in BlockFormat::ALL {
+            let (n, k, rows) = (37, 3 * format.block_weights(), 7);
             let data = blocks(format, n, k, 0x9E37_79B9 ^ format.block_bytes() as u64);
             let w = BlockMatrix::new(format, n, k, &data).expect("shape");
             let mut x = Q8Rows::new();
@@ -189,8 +200,8 @@ mod tests {
         // The property the engine relies on for lossless speculative decoding (and a negative control: rows
         // quantized together with a different neighbour would still match, so we also check the bits change
         // when the row itself changes).
-        for format in [BlockFormat::Q4_0, BlockFormat::Q4_1, BlockFormat::Q8_0] {
-            let (n, k) = (45, 128);
+        for format in BlockFormat::ALL {
+            let (n, k) = (45, 2 * format.block_weights().max(64));
             let data = blocks(format, n, k, 7 + format.block_bytes() as u64);
             let w = BlockMatrix::new(format, n, k, &data).expect("shape");
             let xs = activations(25, k);
@@ -239,7 +250,8 @@ mod tests {
 
     #[test]
     fn bad_shapes_are_errors() {
-        assert_eq!(BlockMatrix::new(BlockFormat::Q4_1, 2, 48, &[0; 40]).unwrap_err(), BlockMatrixError::BadK(48));
+        assert_eq!(BlockMatrix::new(BlockFormat::Q4_1, 2, 48, &[0; 40]).unwrap_err(), BlockMatrixError::BadK { k: 48, block: 32, format: "Q4_1" });
+        assert!(matches!(BlockMatrix::new(BlockFormat::Q4_K, 2, 96, &[0; 40]), Err(BlockMatrixError::BadK { block: 256, .. })));
         assert!(matches!(BlockMatrix::new(BlockFormat::Q8_0, 2, 64, &[0; 10]), Err(BlockMatrixError::Size { expected: 136, .. })));
     }
 }

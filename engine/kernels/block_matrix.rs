@@ -1,9 +1,9 @@
 //! A weight matrix held as GGML blocks (the GGUF file's bytes), checked once: `n` output features, each a row of
-//! `k / 32` consecutive blocks of one [`BlockFormat`].
+//! `k / block_weights` consecutive blocks of one [`BlockFormat`] (32 weights per block, 256 for the K-quants).
 
-use super::block_format::{BlockFormat, BLOCK};
+use super::block_format::BlockFormat;
 
-/// A weight matrix of `n` rows (output features) by `k` inputs, each row `k / 32` consecutive GGML blocks.
+/// A weight matrix of `n` rows (output features) by `k` inputs, each row `k / block_weights` consecutive blocks.
 #[derive(Debug, Clone, Copy)]
 pub struct BlockMatrix<'a> {
     format: BlockFormat,
@@ -15,10 +15,17 @@ pub struct BlockMatrix<'a> {
 /// Why a buffer cannot be read as a [`BlockMatrix`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BlockMatrixError {
-    /// `k` is not a positive multiple of the block size.
-    #[error("K = {0} is not a positive multiple of 32")]
-    BadK(usize),
-    /// The byte count does not match `n x k/32` blocks.
+    /// `k` is not a positive multiple of the format's block.
+    #[error("K = {k} is not a positive multiple of {block} ({format}'s block)")]
+    BadK {
+        /// Inputs.
+        k: usize,
+        /// Weights per block of the format.
+        block: usize,
+        /// The block format's name.
+        format: &'static str,
+    },
+    /// The byte count does not match `n x k/block_weights` blocks.
     #[error("{format} weights for N = {n}, K = {k} need {expected} bytes, found {found}")]
     Size {
         /// The block format's name.
@@ -27,7 +34,7 @@ pub enum BlockMatrixError {
         n: usize,
         /// Inputs.
         k: usize,
-        /// `n * k / 32 * block_bytes`.
+        /// `n * k / block_weights * block_bytes`.
         expected: usize,
         /// Bytes given.
         found: usize,
@@ -35,12 +42,13 @@ pub enum BlockMatrixError {
 }
 
 impl<'a> BlockMatrix<'a> {
-    /// Checks that `data` holds exactly `n * k / 32` blocks of `format`.
+    /// Checks that `data` holds exactly `n * k / block_weights` blocks of `format`.
     pub fn new(format: BlockFormat, n: usize, k: usize, data: &'a [u8]) -> Result<Self, BlockMatrixError> {
-        if k == 0 || !k.is_multiple_of(BLOCK) {
-            return Err(BlockMatrixError::BadK(k));
+        let block = format.block_weights();
+        if k == 0 || !k.is_multiple_of(block) {
+            return Err(BlockMatrixError::BadK { k, block, format: format.name() });
         }
-        let expected = n * (k / BLOCK) * format.block_bytes();
+        let expected = n * (k / block) * format.block_bytes();
         if data.len() != expected {
             return Err(BlockMatrixError::Size { format: format.name(), n, k, expected, found: data.len() });
         }
@@ -64,7 +72,7 @@ impl<'a> BlockMatrix<'a> {
 
     /// The bytes of output feature `n`'s blocks.
     pub fn row_bytes(&self, n: usize) -> &'a [u8] {
-        let len = (self.k / BLOCK) * self.format.block_bytes();
+        let len = (self.k / self.format.block_weights()) * self.format.block_bytes();
         &self.data[n * len..(n + 1) * len]
     }
 }

@@ -1,7 +1,7 @@
 //! CPU kernels the engine ships itself, where ONNX Runtime's own are slow or not batch-invariant.
 //!
 //! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
-//! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0) read verbatim from a GGUF file.
+//! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the

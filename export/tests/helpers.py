@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from export.ggml_blocks import ggml_encode  # noqa: F401  (re-exported for the tests)
+
 
 def tree_bias(parents: list, past: int) -> np.ndarray:
     """Additive bias [S, past + S] for a token tree in topological order (parent -1 = child of the context)."""
@@ -22,34 +24,6 @@ def tree_depths(parents: list) -> list:
     for p in parents:
         d.append(0 if p == -1 else d[p] + 1)
     return d
-
-
-def _f16_bytes(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.float16).reshape(*x.shape, 1).view(np.uint8)
-
-
-def ggml_encode(w: np.ndarray, ggml_type: str) -> np.ndarray:
-    """Encode float (out, in) as GGML Q4_0 / Q4_1 / Q8_0 blocks (uint8 [out, in/32*bytes]), llama.cpp-style."""
-    n, k = w.shape
-    b = w.reshape(n, k // 32, 32).astype(np.float32)
-    if ggml_type == "Q8_0":
-        d = np.abs(b).max(-1) / 127
-        q = np.rint(b / np.where(d == 0, 1, d)[..., None]).astype(np.int8)
-        blocks = np.concatenate([_f16_bytes(d), q.view(np.uint8)], axis=-1)
-    elif ggml_type == "Q4_0":
-        idx = np.abs(b).argmax(-1)
-        mx = np.take_along_axis(b, idx[..., None], -1)[..., 0]
-        d = mx / -8
-        q = np.clip(np.rint(b / np.where(d == 0, 1, d)[..., None]) + 8, 0, 15).astype(np.uint8)
-        blocks = np.concatenate([_f16_bytes(d), q[..., :16] | (q[..., 16:] << 4)], axis=-1)
-    elif ggml_type == "Q4_1":
-        lo, hi = b.min(-1), b.max(-1)
-        d = (hi - lo) / 15
-        q = np.clip(np.rint((b - lo[..., None]) / np.where(d == 0, 1, d)[..., None]), 0, 15).astype(np.uint8)
-        blocks = np.concatenate([_f16_bytes(d), _f16_bytes(lo), q[..., :16] | (q[..., 16:] << 4)], axis=-1)
-    else:
-        raise ValueError(ggml_type)
-    return np.ascontiguousarray(blocks.reshape(n, -1))
 
 
 def quantize_checkpoint(ck, matrix_type: str, embed_type: str = "Q8_0"):

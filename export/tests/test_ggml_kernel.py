@@ -76,3 +76,45 @@ def test_attention_kernel_specrt_keeps_the_gqa_node_contract():
     assert _ops(f.model, "BatchInvariantAttention") and SPECRT in {o.domain for o in f.model.opset_import}
     with pytest.raises(ValueError, match="attention_kernel"):
         build_decoder(ck, precision="int4", attention_kernel="flash")
+
+
+@pytest.mark.parametrize("ggml_type", ["Q4_K", "Q6_K", "Q4_0", "Q4_1", "Q8_0"])
+def test_the_block_encoder_writes_the_layout_gguf_py_reads(ggml_type):
+    # gguf-py's dequantize implements llama.cpp's dequantize_row_*: the encoder's bytes must decode to the
+    # weights they encode (round-to-nearest error only), so fixtures built from them are real GGML blocks
+    import gguf
+
+    from export.ggml_blocks import ggml_encode
+    w = (np.random.default_rng(4).standard_normal((6, 512)) * 0.05).astype(np.float32)
+    blocks = ggml_encode(w, ggml_type)
+    back = gguf.quants.dequantize(blocks, gguf.GGMLQuantizationType[ggml_type]).reshape(w.shape)
+    bits = {"Q4_K": 4, "Q6_K": 6, "Q4_0": 4, "Q4_1": 4, "Q8_0": 8}[ggml_type]
+    assert np.abs(back - w).max() < np.abs(w).max() * 2.0 ** (2 - bits)
+    # negative control: a shifted byte decodes to something else
+    bad = blocks.copy()
+    bad[:, 20] ^= 0x11
+    assert not np.array_equal(gguf.quants.dequantize(bad, gguf.GGMLQuantizationType[ggml_type]), back.reshape(-1))
+
+
+def test_k_quants_are_written_verbatim_and_mixed_groups_split_by_type():
+    # Q4_K_M mixes types inside q|k|v (attn_v in Q6_K on every other layer): one node per type run + Concat,
+    # each node the file's bytes.
+    from export.tiny import as_q4_k_m
+    ck = as_q4_k_m(tiny_checkpoint(seed=2, layers=2, hidden=256, ffn=512, head_dim=64))
+    res = build_decoder(ck, precision="int4", linear_kernel="ggml")
+    nodes = _ops(res.model, "MatMulGgml")
+    types = {n.name: next(a.s.decode() for a in n.attribute if a.name == "ggml_type") for n in nodes}
+    assert sorted(types.values()).count("Q6_K") == 3 and not _ops(res.model, "MatMulNBits")
+    concat = [n for n in _ops(res.model, "Concat") if n.name.startswith("layers.0.")]
+    assert len(concat) == 1 and len(concat[0].input) == 2
+    inits = _inits(res.model)
+    L0 = ck.layers[0]
+    parts = [n for n in nodes if n.name.startswith("layers.0.") and "qkv" in n.name]
+    assert [types[n.name] for n in parts] == ["Q4_K", "Q6_K"]
+    np.testing.assert_array_equal(inits[parts[0].input[1]], np.concatenate([L0.q.blocks, L0.k.blocks]))
+    np.testing.assert_array_equal(inits[parts[1].input[1]], L0.v.blocks)
+    assert res.precision["exact_conversion"]
+    np.testing.assert_array_equal(res.effective.layers[0].v, L0.v.dequantize())
+    # the K-quant encoder refuses in-features that are no whole number of 256-weight super-blocks
+    with pytest.raises(ValueError, match="divisible by 256"):
+        as_q4_k_m(tiny_checkpoint(seed=2, layers=1))

@@ -2,8 +2,9 @@
 //! (engine/kernels/block_matmul.rs) for the linear layers of exports made with `--linear-kernel ggml`.
 //!
 //! Node contract (export/graph_decoder.py writes it, docs/CONTRACT.md documents it):
-//! - input 0 `X`: float32 `[..., K]`; input 1 `W`: uint8 `[N, K / 32 * block_bytes]`, the GGUF file's blocks;
-//! - attributes `K`, `N` (ints) and `ggml_type` (`"Q4_0"`, `"Q4_1"` or `"Q8_0"`);
+//! - input 0 `X`: float32 `[..., K]`; input 1 `W`: uint8 `[N, K / block_weights * block_bytes]`, the GGUF file's
+//!   blocks (32 weights per block; 256 for the K-quants);
+//! - attributes `K`, `N` (ints) and `ggml_type` (`"Q4_0"`, `"Q4_1"`, `"Q8_0"`, `"Q4_K"` or `"Q6_K"`);
 //! - output `Y`: float32 `[..., N]`.
 //!
 //! The work is split over output columns (64 per task) on ONNX Runtime's own intra-op thread pool
@@ -50,10 +51,15 @@ impl Operator for MatMulGgml {
         let (k, n) = (positive_attr(kctx, OP_NAME, &node, "K")?, positive_attr(kctx, OP_NAME, &node, "N")?);
         let type_name: String =
             kctx.get("ggml_type").ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: attribute ggml_type missing")))?;
-        let format = BlockFormat::parse(&type_name)
-            .ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: ggml_type {type_name:?} is not one of Q4_0, Q4_1, Q8_0")))?;
-        if !k.is_multiple_of(crate::kernels::block_format::BLOCK) {
-            return Err(ort::Error::new(format!("{OP_NAME} node {node:?}: K = {k} is not a multiple of 32")));
+        let format = BlockFormat::parse(&type_name).ok_or_else(|| {
+            let known: Vec<&str> = BlockFormat::ALL.iter().map(|f| f.name()).collect();
+            ort::Error::new(format!("{OP_NAME} node {node:?}: ggml_type {type_name:?} is not one of {}", known.join(", ")))
+        })?;
+        if !k.is_multiple_of(format.block_weights()) {
+            return Err(ort::Error::new(format!(
+                "{OP_NAME} node {node:?}: K = {k} is not a multiple of {} ({type_name}'s block)",
+                format.block_weights()
+            )));
         }
         Ok(MatMulGgmlKernel { node, format, k, n, isa: Isa::detect() })
     }
