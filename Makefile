@@ -15,7 +15,7 @@ SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
-            $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4
+            $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
 export OPENBLAS_NUM_THREADS := 1
@@ -62,6 +62,11 @@ $(MODELS)/smollm2-135m-instruct-int4-skip22/manifest.json: $(VENV)/.stamp
 $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json: $(VENV)/.stamp
 	$(VPY) -m export smollm2 --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(MODELS)/smollm2-135m-instruct-int4-ggml
 
+# ... with a float16 KV cache under float32 activations (half the bytes read per cached token; bench-kernels).
+$(MODELS)/smollm2-135m-instruct-int4-ggml-f16kv/manifest.json: $(VENV)/.stamp
+	$(VPY) -m export smollm2 --precision int4 --linear-kernel ggml --attention-kernel specrt --kv-dtype fp16 \
+		--out $(MODELS)/smollm2-135m-instruct-int4-ggml-f16kv
+
 $(MODELS)/smollm2-135m-instruct-%/manifest.json: $(VENV)/.stamp
 	@echo ">> exporting SmolLM2-135M-Instruct ($*) to $(MODELS)/smollm2-135m-instruct-$*"
 	$(VPY) -m export smollm2 --precision $* --out $(MODELS)/smollm2-135m-instruct-$*
@@ -76,6 +81,10 @@ $(MODELS)/tiny-kquant-ggml/manifest.json: $(VENV)/.stamp export/tiny.py export/g
 	$(VPY) -m export tiny $(TINY_KQUANT) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(MODELS)/tiny-kquant-ggml
 $(MODELS)/tiny-kquant-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
 	$(VPY) -m export tiny $(TINY_KQUANT) --precision fp32 --out $(MODELS)/tiny-kquant-fp32
+# ... with a float16 KV cache (BatchInvariantAttentionF16Kv) ...
+$(MODELS)/tiny-kquant-ggml-f16kv/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
+	$(VPY) -m export tiny $(TINY_KQUANT) --precision int4 --linear-kernel ggml --attention-kernel specrt --kv-dtype fp16 \
+		--out $(MODELS)/tiny-kquant-ggml-f16kv
 # ... and on ONNX Runtime's MatMulNBits, which has no K-quant layout and re-quantizes them (the comparison).
 $(MODELS)/tiny-kquant-int4/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py export/ggml_blocks.py
 	$(VPY) -m export tiny $(TINY_KQUANT) --precision int4 --out $(MODELS)/tiny-kquant-int4
@@ -385,11 +394,11 @@ bench-peer: setup fixtures datasets release peer
 
 # The engine's kernels against MatMulNBits + GQA on the same GGUF (docs/KERNELS.md): AR, latency, n-gram verify,
 # llama.cpp in the same run, and the kernel-only cost per rows of a pass.
-bench-kernels: setup fixtures datasets release peer
+bench-kernels: setup fixtures datasets release peer $(MODELS)/smollm2-135m-instruct-int4-ggml-f16kv/manifest.json
 	./target/release/specrt bench --config configs/bench/kernels-smollm2.yaml --out bench-out/kernels-smollm2
 	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(SMOL_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
 		--max-new-tokens 256 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2048 --json bench-out/peer-smollm2-kernels.json
-	for p in smollm2-int4-ar smollm2-int4-ggml-ar; do $(VPY) -m export.compare_peer --specrt bench-out/kernels-smollm2/results.json \
+	for p in smollm2-int4-ar smollm2-int4-ggml-ar smollm2-int4-ggml-f16kv-ar; do $(VPY) -m export.compare_peer --specrt bench-out/kernels-smollm2/results.json \
 		--pipeline $$p --peer bench-out/peer-smollm2-kernels.json --json bench-out/peer-comparison-$$p.json; done
 	cargo run --release --example kernel_probe
 

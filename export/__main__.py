@@ -31,6 +31,9 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
     p.add_argument("--attention-kernel", choices=["gqa", "specrt"], default="gqa",
                    help="attention: ONNX Runtime's GroupQueryAttention or specrt = the engine's BatchInvariantAttention "
                         "(same contract, one query row at a time, so decode steps equal verification rows; specrt only)")
+    p.add_argument("--kv-dtype", choices=["auto", "fp16"], default="auto",
+                   help="KV cache type: auto = the activations' type; fp16 = a float16 cache under float32 activations "
+                        "(half the bytes per cached token; needs --attention-kernel specrt)")
 
 
 def _tiny_dims(p: argparse.ArgumentParser) -> None:
@@ -85,7 +88,8 @@ def _export(ck, a, mask_row=None, space_lowrank=None) -> None:
                                     lm_head_bits=a.lm_head_bits, check=not a.no_check,
                                     mask_row=mask_row if space_k is not None else None, space_k=space_k,
                                     space_lowrank=space_lowrank, linear_kernel=getattr(a, "linear_kernel", "matmulnbits"),
-                                    attention_kernel=getattr(a, "attention_kernel", "gqa"))
+                                    attention_kernel=getattr(a, "attention_kernel", "gqa"),
+                                    kv_dtype=getattr(a, "kv_dtype", "auto"))
     for note in manifest["precision"]["notes"]:
         print(f"[export] note: {note}", file=sys.stderr)
     print(a.out)

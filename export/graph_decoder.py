@@ -107,12 +107,20 @@ def _concat_packed(parts: list) -> PackedMatrix:
 
 class _Builder:
     def __init__(self, ck: Checkpoint, precision: str, accuracy_level: int, requantize: bool,
-                 lm_head_bits: Optional[int], linear_kernel: str = "matmulnbits", attention_kernel: str = "gqa"):
+                 lm_head_bits: Optional[int], linear_kernel: str = "matmulnbits", attention_kernel: str = "gqa",
+                 kv_dtype: str = "auto"):
         if linear_kernel not in LINEAR_KERNELS:
             raise ValueError(f"linear_kernel must be one of {LINEAR_KERNELS}")
         if attention_kernel not in ATTENTION_KERNELS:
             raise ValueError(f"attention_kernel must be one of {ATTENTION_KERNELS}")
         self.linear_kernel, self.attention_kernel = linear_kernel, attention_kernel
+        if kv_dtype not in ("auto", "fp16"):
+            raise ValueError("kv_dtype must be auto or fp16")
+        if kv_dtype == "fp16" and attention_kernel != "specrt" and precision != "fp16":
+            raise ValueError("kv_dtype fp16 with float32 activations needs attention_kernel specrt (GroupQueryAttention "
+                             "takes the cache in the activations' type)")
+        # fp16 exports keep everything in fp16; otherwise the cache is fp32 unless asked for fp16
+        self.kv_f16 = precision == "fp16" or kv_dtype == "fp16"
         self.ggml_nodes = {}  # ggml_type -> MatMulGgml nodes written
         self.nbits_nodes = 0  # MatMulNBits nodes written
         self.ck, self.cfg = ck, ck.config
@@ -223,7 +231,7 @@ class _Builder:
         H, D, NH, KVH = cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads
         if D % 16:
             raise ValueError(f"head_dim {D} must be a multiple of 16 (GroupQueryAttention do_rotary)")
-        kv_t = self.tdtype
+        kv_t = TensorProto.FLOAT16 if self.kv_f16 else self.tdtype
         f32 = TensorProto.FLOAT
         inputs = [
             ("input_ids", TensorProto.INT64, ["batch", "seq"]),
@@ -286,7 +294,8 @@ class _Builder:
             lr = lowrank[i] if lowrank is not None else {}
             qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias, lowrank=lr.get("qkv"))
             # The engine's BatchInvariantAttention takes GroupQueryAttention's inputs, outputs and attributes.
-            attn_op, attn_dom = (("BatchInvariantAttention", SPECRT) if self.attention_kernel == "specrt"
+            specrt_op = "BatchInvariantAttentionF16Kv" if self.kv_f16 and self.precision != "fp16" else "BatchInvariantAttention"
+            attn_op, attn_dom = ((specrt_op, SPECRT) if self.attention_kernel == "specrt"
                                  else ("GroupQueryAttention", MS))
             attn = g.op(attn_op,
                         [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
@@ -378,6 +387,8 @@ class _Builder:
         if self.attention_kernel == "specrt":
             notes.append("attention: ai.specrt BatchInvariantAttention (GroupQueryAttention's contract, one query row at a "
                          "time: a decode step equals a row of a verification pass); runs only in the specrt engine")
+        if self.kv_f16 and self.precision != "fp16":
+            notes.append("KV cache in float16 (keys and values rounded once when written; float32 activations)")
         if self.bits and self.nbits_nodes:
             head = f"{self.lm_head_bits}-bit MatMulNBits" if self.lm_head_bits else "float32 Gemm"
             notes.append(f"linear layers: MatMulNBits {self.bits}-bit, block 32, accuracy_level {self.acc}; "
@@ -405,7 +416,7 @@ class _Builder:
         precision = {"weights": self.precision, "block_size": 32 if self.bits else None,
                      "accuracy_level": self.acc if self.bits else None,
                      "lm_head_bits": self.lm_head_bits,
-                     "kv_dtype": "float16" if self.precision == "fp16" else "float32",
+                     "kv_dtype": "float16" if self.kv_f16 else "float32",
                      "exact_conversion": bool(self.bits) and self.exact_all,
                      "linear_kernel": self.linear_kernel if self.bits else None,
                      "attention_kernel": self.attention_kernel,
@@ -418,7 +429,7 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
                   hidden_states: bool = False, requantize: bool = False,
                   lm_head_bits: Optional[int] = None, mask_row: Optional[np.ndarray] = None,
                   lowrank: Optional[list] = None, linear_kernel: str = "matmulnbits",
-                  attention_kernel: str = "gqa") -> BuildResult:
+                  attention_kernel: str = "gqa", kv_dtype: str = "auto") -> BuildResult:
     """Build the decoder graph for `ck`.
 
     precision: fp32 | fp16 | int8 | int4. accuracy_level: MatMulNBits activation precision (0 = as input
@@ -434,7 +445,9 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
     ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0/Q4_K/Q6_K blocks as stored: exact, batch-invariant, runs only in
     the specrt engine; other weights fall back to MatMulNBits). attention_kernel: "gqa" (ONNX Runtime's
     GroupQueryAttention) or "specrt" (the engine's BatchInvariantAttention: same contract, one row at a time, so a
-    one-token step equals a row of a k-token pass; runs only in the specrt engine).
+    one-token step equals a row of a k-token pass; runs only in the specrt engine). kv_dtype: "auto" (the
+    activations' type) or "fp16" (a float16 cache under float32 activations; needs attention_kernel "specrt",
+    whose BatchInvariantAttentionF16Kv reads it: half the bytes a long context reads per token).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
@@ -443,7 +456,8 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
         raise ValueError(f"--layers must be in 1..{ck.config.num_layers}")
     if precision in ("fp32", "fp16"):
         lm_head_bits = None
-    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits, linear_kernel, attention_kernel).build(n, hidden_states, mask_row, lowrank)
+    return _Builder(ck, precision, accuracy_level, requantize, lm_head_bits, linear_kernel, attention_kernel,
+                    kv_dtype).build(n, hidden_states, mask_row, lowrank)
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:

@@ -48,7 +48,7 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
                       layers: Optional[int] = None, hidden_states: bool = False, requantize: bool = False,
                       lm_head_bits: Optional[int] = None, check: bool = True, mask_row=None,
                       space_k: Optional[int] = None, space_lowrank: Optional[list] = None,
-                      linear_kernel: str = "matmulnbits", attention_kernel: str = "gqa") -> tuple:
+                      linear_kernel: str = "matmulnbits", attention_kernel: str = "gqa", kv_dtype: str = "auto") -> tuple:
     """Build the graph for `ck` and write the folder. Returns (manifest dict, BuildResult).
 
     precision: fp32 | fp16 | int8 | int4 | auto (see resolve_precision). mask_row + space_k: a SPACE export
@@ -68,7 +68,7 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
     res: BuildResult = build_decoder(ck, precision=precision, accuracy_level=accuracy_level, layers=layers,
                                      hidden_states=hidden_states, requantize=requantize, lm_head_bits=lm_head_bits,
                                      mask_row=mask_row, lowrank=space_lowrank, linear_kernel=linear_kernel,
-                                     attention_kernel=attention_kernel)
+                                     attention_kernel=attention_kernel, kv_dtype=kv_dtype)
     print(f"[export] graph built in {time.time() - t0:.1f}s; saving", file=sys.stderr)
     files = save_model(res.model, out_dir)
     if check:

@@ -182,38 +182,11 @@ pub(crate) fn q6k_code(block: &[u8], j: usize, i: usize) -> i32 {
     i32::from(low | (((qh >> (2 * s)) & 3) << 4)) - 32
 }
 
-/// IEEE half -> single precision (exact: every f16 value is an f32 value).
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1F);
-    let man = u32::from(h & 0x3FF);
-    let bits = match (exp, man) {
-        (0, 0) => sign,
-        (0, _) => {
-            // Subnormal: man * 2^-24, exact in f32.
-            let v = man as f32 * (1.0 / 16_777_216.0);
-            return if sign != 0 { -v } else { v };
-        }
-        (0x1F, _) => sign | 0x7F80_0000 | (man << 13),
-        _ => sign | ((exp + 112) << 23) | (man << 13),
-    };
-    f32::from_bits(bits)
-}
+pub use super::half::f16_to_f32;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn f16_conversion_matches_known_values() {
-        assert_eq!(f16_to_f32(0x3C00), 1.0);
-        assert_eq!(f16_to_f32(0xC000), -2.0);
-        assert_eq!(f16_to_f32(0x7BFF), 65504.0);
-        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
-        assert_eq!(f16_to_f32(0x8000).to_bits(), 0x8000_0000);
-        assert!(f16_to_f32(0x7C00).is_infinite());
-        assert!(f16_to_f32(0x7E00).is_nan());
-    }
 
     #[test]
     fn q4_1_block_dequantizes_in_ggml_nibble_order() {

@@ -2,6 +2,7 @@
 //!
 //! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
+//! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
@@ -16,6 +17,7 @@ pub mod block_matmul;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx2;
 pub mod block_matrix;
+pub mod half;
 pub mod q8_rows;
 
 pub use block_format::BlockFormat;

@@ -118,3 +118,19 @@ def test_k_quants_are_written_verbatim_and_mixed_groups_split_by_type():
     # the K-quant encoder refuses in-features that are no whole number of 256-weight super-blocks
     with pytest.raises(ValueError, match="divisible by 256"):
         as_q4_k_m(tiny_checkpoint(seed=2, layers=1))
+
+
+def test_an_fp16_kv_cache_under_float32_activations_needs_the_engine_attention():
+    from onnx import TensorProto
+    ck = quantize_checkpoint(tiny_checkpoint(seed=3, layers=2), "Q4_1")
+    res = build_decoder(ck, precision="int4", linear_kernel="ggml", attention_kernel="specrt", kv_dtype="fp16")
+    assert len(_ops(res.model, "BatchInvariantAttentionF16Kv")) == 2 and not _ops(res.model, "BatchInvariantAttention")
+    kv = [t for t in list(res.model.graph.input) + list(res.model.graph.output) if "_key." in t.name or "_value." in t.name]
+    assert kv and all(t.type.tensor_type.elem_type == TensorProto.FLOAT16 for t in kv)
+    assert res.precision["kv_dtype"] == "float16"
+    logits = next(t for t in res.model.graph.output if t.name == "logits")
+    assert logits.type.tensor_type.elem_type == TensorProto.FLOAT  # activations stay float32
+    # ONNX Runtime's GroupQueryAttention takes the cache in the activations' type: refused, with the reason
+    with pytest.raises(ValueError, match="attention_kernel specrt"):
+        build_decoder(ck, precision="int4", kv_dtype="fp16")
+    assert build_decoder(ck, precision="int4").precision["kv_dtype"] == "float32"

@@ -9,6 +9,10 @@
 //! i64 `[B, S]`, 10 `attention_bias` f32 `[B, 1, S, total]`. Outputs: 0 f32 `[B, S, H * D]`,
 //! 1-2 `present_key` / `present_value` (the caller binds them to the past buffers; if not, the past is copied).
 //! Attributes: `num_heads`, `kv_num_heads`; `do_rotary` must be 1 and `rotary_interleaved` 0 where given.
+//!
+//! `BatchInvariantAttentionF16Kv` is the same operator with the KV cache (inputs 3-4, outputs 1-2) in fp16 (exports
+//! made with `--kv-dtype fp16`): new keys and values are rounded to fp16 once, when written, so every row of every
+//! pass reads the same cached values.
 
 use std::ffi::c_void;
 
@@ -19,18 +23,29 @@ use ort::AsPointer;
 
 use super::op_io::{check, input, output, positive_attr, MAX_RANK};
 use crate::kernels::attention;
+use crate::kernels::half::{KvElem, F16};
 
-/// The operator's name in the `ai.specrt` domain.
+/// The operator's name in the `ai.specrt` domain (f32 KV cache).
 pub const OP_NAME: &str = "BatchInvariantAttention";
+/// The fp16-KV variant's name.
+pub const OP_NAME_F16_KV: &str = "BatchInvariantAttentionF16Kv";
 
-/// The operator (registered by engine/backend/onnxruntime/custom_ops.rs).
-pub(crate) struct BatchInvariantAttention;
+/// The operator (registered by engine/backend/onnxruntime/custom_ops.rs); `F16_KV` selects the cache's type.
+pub(crate) struct BatchInvariantAttention<const F16_KV: bool>;
 
-impl Operator for BatchInvariantAttention {
+impl<const F16_KV: bool> BatchInvariantAttention<F16_KV> {
+    const KV_TYPE: TensorElementType = if F16_KV { TensorElementType::Float16 } else { TensorElementType::Float32 };
+}
+
+impl<const F16_KV: bool> Operator for BatchInvariantAttention<F16_KV> {
     type Kernel<'attr> = AttentionKernel;
 
     fn name(&self) -> &str {
-        OP_NAME
+        if F16_KV {
+            OP_NAME_F16_KV
+        } else {
+            OP_NAME
+        }
     }
 
     fn inputs(&self) -> impl IntoIterator<Item = OperatorInput> {
@@ -39,8 +54,8 @@ impl Operator for BatchInvariantAttention {
             OperatorInput::required(F),
             OperatorInput::optional(F),
             OperatorInput::optional(F),
-            OperatorInput::required(F),
-            OperatorInput::required(F),
+            OperatorInput::required(Self::KV_TYPE),
+            OperatorInput::required(Self::KV_TYPE),
             OperatorInput::required(I32),
             OperatorInput::required(I32),
             OperatorInput::required(F),
@@ -51,7 +66,7 @@ impl Operator for BatchInvariantAttention {
     }
 
     fn outputs(&self) -> impl IntoIterator<Item = OperatorOutput> {
-        [TensorElementType::Float32; 3].map(OperatorOutput::required)
+        [TensorElementType::Float32, Self::KV_TYPE, Self::KV_TYPE].map(OperatorOutput::required)
     }
 
     fn create_kernel<'attr>(&self, kctx: &KernelContext<'attr>) -> ort::Result<Self::Kernel<'attr>> {
@@ -66,7 +81,7 @@ impl Operator for BatchInvariantAttention {
             return Err(fail("only do_rotary = 1 with rotary_interleaved = 0 (rotate-half) is implemented".into()));
         }
         let scale = kctx.get::<f32>("scale").filter(|&s| s != 0.0);
-        Ok(AttentionKernel { node, heads, kv_heads, scale })
+        Ok(AttentionKernel { node, heads, kv_heads, scale, f16_kv: F16_KV })
     }
 }
 
@@ -76,6 +91,8 @@ pub(crate) struct AttentionKernel {
     heads: usize,
     kv_heads: usize,
     scale: Option<f32>,
+    /// The KV cache holds fp16.
+    f16_kv: bool,
 }
 
 /// Parallel tasks per call at most; each owns `total` floats of softmax scratch and handles every `TASKS`-th
@@ -98,8 +115,9 @@ struct Task {
     cos: *const f32,
     sin: *const f32,
     positions: *const i64,
-    keys: *const f32,
-    values: *const f32,
+    /// The cache, of the kernel's KV element type.
+    keys: *const c_void,
+    values: *const c_void,
     bias: *const f32,
     out: *mut f32,
     scores: *mut f32,
@@ -116,8 +134,8 @@ struct Task {
     scale: f32,
 }
 
-/// Runs task `t`: the (row, head) pairs `t, t + TASKS, ...`, pair = (b * S + s) * H + h.
-unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
+/// Runs task `t`: the (row, head) pairs `t, t + TASKS, ...`, pair = (b * S + s) * H + h; `T` is the cache's type.
+unsafe extern "C" fn run_task<T: KvElem>(data: *mut c_void, t: usize) {
     // SAFETY: `data` is the Task `compute` keeps alive until ParallelFor returns; every index below was checked
     // against the buffers' shapes there; task t writes only its own output heads and its own scores region.
     unsafe {
@@ -136,8 +154,8 @@ unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
             let p = *k.positions.add(row) as usize;
             q.copy_from_slice(std::slice::from_raw_parts(k.qkv.add(row * k.width + h * d), d));
             attention::rope(q, std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
-            let keys = std::slice::from_raw_parts(k.keys.add(kv * k.capacity * d), visible * d);
-            let values = std::slice::from_raw_parts(k.values.add(kv * k.capacity * d), visible * d);
+            let keys = std::slice::from_raw_parts((k.keys as *const T).add(kv * k.capacity * d), visible * d);
+            let values = std::slice::from_raw_parts((k.values as *const T).add(kv * k.capacity * d), visible * d);
             let bias = std::slice::from_raw_parts(k.bias.add(row * k.total), visible);
             let out = std::slice::from_raw_parts_mut(k.out.add(pair * d), d);
             attention::attend(q, keys, values, bias, visible, k.scale, &mut scores[..visible], out);
@@ -153,6 +171,16 @@ fn count(dims: &[i64]) -> usize {
 
 impl Kernel for AttentionKernel {
     fn compute(&mut self, ctx: &ComputeContext) -> ort::Result<()> {
+        if self.f16_kv {
+            self.compute_with::<F16>(ctx)
+        } else {
+            self.compute_with::<f32>(ctx)
+        }
+    }
+}
+
+impl AttentionKernel {
+    fn compute_with<T: KvElem>(&mut self, ctx: &ComputeContext) -> ort::Result<()> {
         let kctx = ctx.ptr() as *mut OrtKernelContext;
         let err = |what: String| ort::Error::new(format!("{OP_NAME} node {:?}: {what}", self.node));
         let mut dims = [[0i64; MAX_RANK]; 11];
@@ -216,13 +244,13 @@ impl Kernel for AttentionKernel {
         for (present, past) in [(present_k, ptrs[3]), (present_v, ptrs[4])] {
             if present != past {
                 // Not bound to the past buffer (the engine always binds it): start from a copy of the past.
-                // SAFETY: both hold kv_len floats and do not overlap (distinct allocations).
-                unsafe { std::ptr::copy_nonoverlapping(past as *const f32, present as *mut f32, kv_len) };
+                // SAFETY: both hold kv_len elements and do not overlap (distinct allocations).
+                unsafe { std::ptr::copy_nonoverlapping(past as *const T, present as *mut T, kv_len) };
             }
         }
-        // SAFETY: kv_len floats each (checked shapes); nothing else reads them during this call.
+        // SAFETY: kv_len elements each (checked shapes); nothing else reads them during this call.
         let (keys, values) =
-            unsafe { (std::slice::from_raw_parts_mut(present_k as *mut f32, kv_len), std::slice::from_raw_parts_mut(present_v as *mut f32, kv_len)) };
+            unsafe { (std::slice::from_raw_parts_mut(present_k as *mut T, kv_len), std::slice::from_raw_parts_mut(present_v as *mut T, kv_len)) };
         let mut past = [0usize; 8];
         if bsz > past.len() {
             return Err(err(format!("batch {bsz} > {} is not supported", past.len())));
@@ -251,10 +279,17 @@ impl Kernel for AttentionKernel {
                 let slot = past_b + s;
                 for kh in 0..kvh {
                     let at = ((b * kvh + kh) * capacity + slot) * d;
-                    let kdst = &mut keys[at..at + d];
-                    kdst.copy_from_slice(&src[(h + kh) * d..(h + kh + 1) * d]);
-                    attention::rope(kdst, c, sn);
-                    values[at..at + d].copy_from_slice(&src[(h + kvh + kh) * d..(h + kvh + kh + 1) * d]);
+                    // rotated in f32, then stored in the cache's type (rounded once, here)
+                    let mut key = [0f32; MAX_HEAD_DIM];
+                    let key = &mut key[..d];
+                    key.copy_from_slice(&src[(h + kh) * d..(h + kh + 1) * d]);
+                    attention::rope(key, c, sn);
+                    for (dst, &x) in keys[at..at + d].iter_mut().zip(key.iter()) {
+                        *dst = T::narrow(x);
+                    }
+                    for (dst, &x) in values[at..at + d].iter_mut().zip(&src[(h + kvh + kh) * d..(h + kvh + kh + 1) * d]) {
+                        *dst = T::narrow(x);
+                    }
                 }
             }
         }
@@ -274,8 +309,8 @@ impl Kernel for AttentionKernel {
                 cos: cos.as_ptr(),
                 sin: sin.as_ptr(),
                 positions: positions.as_ptr(),
-                keys: keys.as_ptr(),
-                values: values.as_ptr(),
+                keys: keys.as_ptr() as *const c_void,
+                values: values.as_ptr() as *const c_void,
                 bias: ptrs[10] as *const f32,
                 out: out as *mut f32,
                 scores: scores.as_mut_ptr(),
@@ -291,7 +326,7 @@ impl Kernel for AttentionKernel {
             };
             let api = ort::api();
             // SAFETY: `task` and the buffers it points into outlive the call, which returns when every task has run.
-            unsafe { check((api.KernelContext_ParallelFor)(kctx, run_task, tasks, tasks, &task as *const Task as *mut c_void)) }
+            unsafe { check((api.KernelContext_ParallelFor)(kctx, run_task::<T>, tasks, tasks, &task as *const Task as *mut c_void)) }
         })
     }
 }

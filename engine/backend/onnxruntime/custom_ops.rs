@@ -1,6 +1,7 @@
 //! The engine's own ONNX operators, in the domain `ai.specrt` (version 1), registered on every session it builds:
 //! - `MatMulGgml` (block_matmul_op.rs): linear layers over GGUF blocks as stored;
-//! - `BatchInvariantAttention` (attention_op.rs): GroupQueryAttention's contract, one row at a time.
+//! - `BatchInvariantAttention` (attention_op.rs): GroupQueryAttention's contract, one row at a time; and
+//!   `BatchInvariantAttentionF16Kv`, the same with an fp16 KV cache.
 //!
 //! Exports that use them (`--linear-kernel ggml`, `--attention-kernel specrt`) run only in this engine.
 
@@ -14,5 +15,5 @@ pub const DOMAIN: &str = "ai.specrt";
 
 /// The domain with every operator the engine implements.
 pub(crate) fn domain() -> ort::Result<OperatorDomain> {
-    OperatorDomain::new(DOMAIN)?.add(MatMulGgml)?.add(BatchInvariantAttention)
+    OperatorDomain::new(DOMAIN)?.add(MatMulGgml)?.add(BatchInvariantAttention::<false>)?.add(BatchInvariantAttention::<true>)
 }
