@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
+use specrt::model::LanguageModel;
 use specrt::{GenerationRequest, Pipeline, Prompt};
 
 const PROMPTS: [&str; 3] = [
@@ -233,6 +234,65 @@ fn hand_broken_engine_kernel_nodes_are_clear_errors() {
     }
 }
 
+/// Teacher-forces the reference model's own greedy continuation of `prompts` (`steps` tokens each) through the
+/// other models; returns, per other model, (argmax agreements, sum of relative max-logit errors, steps where its
+/// logits differed from the first other model's).
+fn teacher_forced(
+    reference: &mut LanguageModel,
+    others: &mut [&mut LanguageModel],
+    prompts: &[Vec<u32>],
+    steps: usize,
+) -> (usize, Vec<(usize, f64, usize)>) {
+    let mut stats = vec![(0usize, 0f64, 0usize); others.len()];
+    let mut total = 0;
+    for prompt in prompts {
+        reference.reset();
+        let mut lr = reference.append(prompt).unwrap().to_vec();
+        let mut lo: Vec<Vec<f32>> = others
+            .iter_mut()
+            .map(|m| {
+                m.reset();
+                m.append(prompt).unwrap().to_vec()
+            })
+            .collect();
+        for _ in 0..steps {
+            let t = argmax(&lr);
+            total += 1;
+            let scale = f64::from(lr.iter().fold(0f32, |m, v| m.max(v.abs())));
+            for (i, l) in lo.iter().enumerate() {
+                stats[i].0 += usize::from(argmax(l) == t);
+                stats[i].1 += f64::from(max_abs_diff(&lr, l)) / scale;
+                stats[i].2 += usize::from(l != &lo[0]);
+            }
+            lr = reference.append(&[t]).unwrap().to_vec();
+            for (m, l) in others.iter_mut().zip(lo.iter_mut()) {
+                *l = m.append(&[t]).unwrap().to_vec();
+            }
+        }
+    }
+    (total, stats)
+}
+
+/// Asserts that a `prompt.len()`-row prefill's last row equals the same tokens fed one at a time, bit for bit
+/// (negative control: the previous position's logits differ, so equality is not a constant output).
+fn assert_rows_invariant(m: &mut LanguageModel, prompt: &[u32]) {
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    m.reset();
+    let whole = bits(m.append(prompt).unwrap());
+    m.reset();
+    let mut one = Vec::new();
+    for &t in prompt {
+        one = bits(m.append(&[t]).unwrap());
+    }
+    assert_eq!(whole, one, "a prefill row differs from the same token decoded alone");
+    m.reset();
+    assert_ne!(bits(m.append(&prompt[..prompt.len() - 1]).unwrap()), whole);
+}
+
+fn kquant_prompts(stride: u32) -> Vec<Vec<u32>> {
+    (0..4u32).map(|seed| (0..24u32).map(|i| 3 + (i * stride + seed * 101) % 300).collect()).collect()
+}
+
 /// Issue 14 (Qwen's formats): the Q4_K and Q6_K kernels, on a tiny random model stored as a Q4_K_M GGUF stores it
 /// (mixed q|k|v types included), track the float model of the same dequantized weights at least as closely as
 /// ONNX Runtime's MatMulNBits export (which has no K-quant layout and must re-quantize them; both use int8
@@ -243,28 +303,8 @@ fn k_quant_kernels_track_the_float_model_and_keep_rows_invariant() {
     let mut f = open(&model_dir("tiny-kquant-fp32"), 256);
     let mut g = open(&model_dir("tiny-kquant-ggml"), 256);
     let mut q = open(&model_dir("tiny-kquant-int4"), 256);
-    let (mut steps, mut agree_g, mut agree_q, mut err_g, mut err_q) = (0usize, 0usize, 0usize, 0f64, 0f64);
-    for seed in 0..4u32 {
-        let prompt: Vec<u32> = (0..24u32).map(|i| 3 + (i * 37 + seed * 101) % 300).collect();
-        for m in [&mut f, &mut g, &mut q] {
-            m.reset();
-        }
-        let (mut lf, mut lg, mut lq) =
-            (f.append(&prompt).unwrap().to_vec(), g.append(&prompt).unwrap().to_vec(), q.append(&prompt).unwrap().to_vec());
-        for _ in 0..48 {
-            let t = argmax(&lf);
-            steps += 1;
-            agree_g += usize::from(argmax(&lg) == t);
-            agree_q += usize::from(argmax(&lq) == t);
-            let scale = f64::from(lf.iter().fold(0f32, |m, v| m.max(v.abs())));
-            err_g += f64::from(max_abs_diff(&lf, &lg)) / scale;
-            err_q += f64::from(max_abs_diff(&lf, &lq)) / scale;
-            lf = f.append(&[t]).unwrap().to_vec();
-            lg = g.append(&[t]).unwrap().to_vec();
-            lq = q.append(&[t]).unwrap().to_vec();
-        }
-    }
-    let (err_g, err_q) = (err_g / steps as f64, err_q / steps as f64);
+    let (steps, stats) = teacher_forced(&mut f, &mut [&mut g, &mut q], &kquant_prompts(37), 48);
+    let [(agree_g, err_g), (agree_q, err_q)] = [0, 1].map(|i| (stats[i].0, stats[i].1 / steps as f64));
     eprintln!(
         "vs the float model: K-quant kernels argmax {agree_g}/{steps}, mean relative max logit error {err_g:.4}; \
          MatMulNBits (re-quantized) {agree_q}/{steps}, {err_q:.4}"
@@ -275,20 +315,7 @@ fn k_quant_kernels_track_the_float_model_and_keep_rows_invariant() {
         "the exact-weight kernels should be at least as close: {err_g:.4} vs {err_q:.4}"
     );
     assert!(err_g > 0.0, "int8 activations cannot be exact: equal logits would mean the float path ran");
-    // row invariance: one 24-row pass vs 24 one-row passes
-    let prompt: Vec<u32> = (0..24u32).map(|i| 3 + (i * 37) % 300).collect();
-    g.reset();
-    let whole = g.append(&prompt).unwrap().to_vec();
-    g.reset();
-    let mut one = Vec::new();
-    for &t in &prompt {
-        one = g.append(&[t]).unwrap().to_vec();
-    }
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&whole), bits(&one), "a prefill row differs from the same token decoded alone");
-    // negative control: another position's logits differ, so equal bits above are not a constant output
-    g.reset();
-    assert_ne!(bits(g.append(&prompt[..23]).unwrap()), bits(&whole));
+    assert_rows_invariant(&mut g, &kquant_prompts(37)[0]);
 }
 
 /// Issue 14 (latency at 2,000 cached tokens): a float16 KV cache under float32 activations (`--kv-dtype fp16`,
@@ -300,47 +327,16 @@ fn an_fp16_kv_cache_stays_close_to_the_f32_cache_and_row_invariant() {
     let mut f = open(&model_dir("tiny-kquant-fp32"), 256);
     let mut a = open(&model_dir("tiny-kquant-ggml"), 256);
     let mut b = open(&model_dir("tiny-kquant-ggml-f16kv"), 256);
-    let (mut steps, mut agree_a, mut agree_b, mut err_a, mut err_b, mut differ) = (0usize, 0usize, 0usize, 0f64, 0f64, 0usize);
-    for seed in 0..4u32 {
-        let prompt: Vec<u32> = (0..24u32).map(|i| 3 + (i * 53 + seed * 97) % 300).collect();
-        for m in [&mut f, &mut a, &mut b] {
-            m.reset();
-        }
-        let (mut lf, mut la, mut lb) =
-            (f.append(&prompt).unwrap().to_vec(), a.append(&prompt).unwrap().to_vec(), b.append(&prompt).unwrap().to_vec());
-        for _ in 0..48 {
-            let t = argmax(&lf);
-            steps += 1;
-            agree_a += usize::from(argmax(&la) == t);
-            agree_b += usize::from(argmax(&lb) == t);
-            differ += usize::from(la != lb);
-            let scale = f64::from(lf.iter().fold(0f32, |m, v| m.max(v.abs())));
-            err_a += f64::from(max_abs_diff(&lf, &la)) / scale;
-            err_b += f64::from(max_abs_diff(&lf, &lb)) / scale;
-            lf = f.append(&[t]).unwrap().to_vec();
-            la = a.append(&[t]).unwrap().to_vec();
-            lb = b.append(&[t]).unwrap().to_vec();
-        }
-    }
-    let (err_a, err_b) = (err_a / steps as f64, err_b / steps as f64);
+    let (steps, stats) = teacher_forced(&mut f, &mut [&mut a, &mut b], &kquant_prompts(53), 48);
+    let [(agree_a, err_a), (agree_b, err_b)] = [0, 1].map(|i| (stats[i].0, stats[i].1 / steps as f64));
     eprintln!("vs the float model: f32 KV cache argmax {agree_a}/{steps}, error {err_a:.4}; fp16 KV cache {agree_b}/{steps}, {err_b:.4}");
     assert!(err_b <= err_a * 1.15 && agree_b + steps / 25 >= agree_a, "the fp16 cache costs more than its rounding should");
-    assert!(differ > 0, "negative control: the rounding must show somewhere, or the f32 cache ran");
+    assert!(stats[1].2 > 0, "negative control: the rounding must show somewhere, or the f32 cache ran");
     // the cache holds fp16 values: every one survives a round trip through fp16
     let kv = b.read_kv().expect("the ONNX Runtime backend shows its cache");
     let h = specrt::kernels::half::f32_to_f16;
     assert!(!kv.is_empty() && kv.iter().all(|&x| specrt::kernels::half::f16_to_f32(h(x)) == x));
     let kv32 = a.read_kv().unwrap();
     assert!(kv32.iter().any(|&x| specrt::kernels::half::f16_to_f32(h(x)) != x), "the f32 cache holds more bits");
-    // row invariance: one 24-row pass vs 24 one-row passes
-    let prompt: Vec<u32> = (0..24u32).map(|i| 3 + (i * 37) % 300).collect();
-    b.reset();
-    let whole = b.append(&prompt).unwrap().to_vec();
-    b.reset();
-    let mut one = Vec::new();
-    for &t in &prompt {
-        one = b.append(&[t]).unwrap().to_vec();
-    }
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&whole), bits(&one));
+    assert_rows_invariant(&mut b, &kquant_prompts(37)[0]);
 }
