@@ -1,12 +1,15 @@
 //! The engine's block kernel alone (engine/kernels/block_matmul.rs), one thread: microseconds per call for the
 //! SmolLM2-135M projection shapes (q|k|v 576 -> 960, gate|up 576 -> 3072, down 1536 -> 576) at 1..25 rows of a pass,
-//! and each cost as a multiple of one row: the verification-cost curve a speculative strategy pays. Prints a table
-//! and writes bench-out/kernel-probe.json. `cargo run --release --example kernel_probe` (part of make bench-kernels).
+//! and each cost as a multiple of one row: the verification-cost curve a speculative strategy pays; one-row cost per
+//! block format at Qwen2.5-1.5B's gate|up and down shapes (GB/s of weights read: decode is bandwidth-bound); and
+//! attention per row and head over an f32 and an fp16 cache. Prints tables and writes bench-out/kernel-probe.json.
+//! `cargo run --release --example kernel_probe` (part of make bench-kernels).
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use specrt::kernels::{block_matmul, BlockFormat, BlockMatrix, Isa, Q8Rows};
+use specrt::kernels::half::{KvElem, F16};
+use specrt::kernels::{attention, block_matmul, BlockFormat, BlockMatrix, Isa, Q8Rows};
 
 const ROWS: [usize; 8] = [1, 2, 3, 4, 8, 9, 16, 25];
 
@@ -57,28 +60,71 @@ fn main() -> std::io::Result<()> {
         }
         println!("{line}");
     }
+    // One row per block format at Qwen2.5-Coder-1.5B's shapes (weights far larger than the L2 cache).
+    println!("\n| one row, 1 thread | format | 1536 -> 17920 (gate|up) | 8960 -> 1536 (down) |\n|---|---|---|---|");
+    for format in BlockFormat::ALL {
+        let mut line = format!("| | {} |", format.name());
+        for (k, n) in [(1536usize, 17920usize), (8960, 1536)] {
+            let bytes = n * k / format.block_weights() * format.block_bytes();
+            let mut data: Vec<u8> = (0..bytes).map(|i| (i * 7 % 251) as u8).collect();
+            for blk in data.chunks_exact_mut(format.block_bytes()) {
+                // fp16 scales of 2^-7 (and Q4_K's dmin), where each format keeps them
+                let at: &[usize] = match format {
+                    BlockFormat::Q6_K => &[208],
+                    BlockFormat::Q4_K | BlockFormat::Q4_1 => &[0, 2],
+                    _ => &[0],
+                };
+                for &i in at {
+                    blk[i..i + 2].copy_from_slice(&[0x00, 0x20]);
+                }
+            }
+            let w = BlockMatrix::new(format, n, k, &data).expect("consistent shape");
+            let x: Vec<f32> = (0..k).map(|i| (i % 13) as f32 - 6.0).collect();
+            let (mut q, mut y) = (Q8Rows::new(), vec![0f32; n]);
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t = Instant::now();
+                for _ in 0..10 {
+                    q.quantize(&x, 1, k);
+                    block_matmul::matmul(isa, &w, &q, &mut y);
+                }
+                best = best.min(t.elapsed().as_secs_f64() * 1e6 / 10.0);
+            }
+            let gbs = bytes as f64 / best / 1e3;
+            let _ = write!(line, " {best:.0} us, {gbs:.1} GB/s |");
+            records.push(format!("{{\"format\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":1,\"us\":{best:.1},\"gb_per_s\":{gbs:.2}}}", format.name()));
+        }
+        println!("{line}");
+    }
     // Attention for one query row and head (head_dim 64), the per-token cost that grows with the context.
     println!("\n| attention, 1 row x 1 head (head_dim 64) | 64 keys | 512 keys | 2000 keys |\n|---|---|---|---|");
-    let mut line = String::from("| us per call |");
-    for t in [64usize, 512, 2000] {
-        let d = 64;
-        let q: Vec<f32> = (0..d).map(|i| (i % 7) as f32 * 0.1).collect();
-        let kv: Vec<f32> = (0..t * d).map(|i| ((i * 31) % 17) as f32 * 0.05 - 0.4).collect();
-        let bias = vec![0f32; t];
-        let (mut scores, mut out) = (vec![0f32; t], vec![0f32; d]);
-        let iters = 200_000 / t;
-        let mut best = f64::MAX;
-        for _ in 0..5 {
-            let start = Instant::now();
-            for _ in 0..iters {
-                specrt::kernels::attention::attend(&q, &kv, &kv, &bias, t, 0.125, &mut scores, &mut out);
+    for cache in ["f32", "fp16"] {
+        let mut line = format!("| us per call, {cache} cache |");
+        for t in [64usize, 512, 2000] {
+            let d = 64;
+            let q: Vec<f32> = (0..d).map(|i| (i % 7) as f32 * 0.1).collect();
+            let kv: Vec<f32> = (0..t * d).map(|i| ((i * 31) % 17) as f32 * 0.05 - 0.4).collect();
+            let kv16: Vec<F16> = kv.iter().map(|&x| F16::narrow(x)).collect();
+            let bias = vec![0f32; t];
+            let (mut scores, mut out) = (vec![0f32; t], vec![0f32; d]);
+            let iters = 200_000 / t;
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    if cache == "f32" {
+                        attention::attend(&q, &kv, &kv, &bias, t, 0.125, &mut scores, &mut out);
+                    } else {
+                        attention::attend(&q, &kv16, &kv16, &bias, t, 0.125, &mut scores, &mut out);
+                    }
+                }
+                best = best.min(start.elapsed().as_secs_f64() * 1e6 / iters as f64);
             }
-            best = best.min(start.elapsed().as_secs_f64() * 1e6 / iters as f64);
+            let _ = write!(line, " {best:.2} |");
+            records.push(format!("{{\"attention_keys\":{t},\"head_dim\":{d},\"cache\":\"{cache}\",\"us\":{best:.3}}}"));
         }
-        let _ = write!(line, " {best:.2} |");
-        records.push(format!("{{\"attention_keys\":{t},\"head_dim\":{d},\"us\":{best:.3}}}"));
+        println!("{line}");
     }
-    println!("{line}");
     std::fs::create_dir_all("bench-out")?;
     let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"format\":\"Q4_1\",\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
     std::fs::write("bench-out/kernel-probe.json", json)?;
