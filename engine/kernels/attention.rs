@@ -37,7 +37,7 @@ pub fn attend<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], visi
     assert!(keys.len() >= visible * d && values.len() >= visible * d && bias.len() >= visible && scores.len() >= visible);
     assert_eq!(out.len(), d);
     #[cfg(target_arch = "x86_64")]
-    if d.is_multiple_of(8) && super::Isa::detect() == super::Isa::Avx2 {
+    if d.is_multiple_of(8) && super::Isa::detect().has_avx2() {
         // SAFETY: AVX2+FMA+F16C detected; lengths checked above.
         unsafe { avx2::attend(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out) };
         return;

@@ -14,13 +14,15 @@
 //!   unpacking of a weight block; a row's arithmetic does not depend on its tile.
 //! - **Exact conversion.** The weights are the GGUF file's bytes; there is nothing to re-quantize.
 //!
-//! [`Isa::detect`] picks AVX2+FMA+F16C where the CPU has them, else the portable scalar kernel (the reference the
-//! tests compare the SIMD kernel with).
+//! [`Isa::detect`] picks AVX-512 VNNI where the CPU has it (the 16-column panel kernel over a re-laid copy,
+//! [`PanelMatrix`], bit-identical to the scalar kernel), else AVX2+FMA+F16C over the file's block layout, else the
+//! portable scalar kernel (the reference the tests compare the SIMD kernels with).
 
 use std::ops::Range;
 
 use super::block_format::BLOCK;
 use super::block_matrix::BlockMatrix;
+use super::panel_matrix::{PanelMatrix, PANEL};
 use super::q8_rows::Q8Rows;
 
 /// The instruction set a kernel call uses.
@@ -30,18 +32,44 @@ pub enum Isa {
     Scalar,
     /// x86-64 AVX2 + FMA + F16C.
     Avx2,
+    /// x86-64 AVX-512 F/BW + VNNI (and AVX2 for matrices that do not fill 16-column panels).
+    Avx512Vnni,
 }
 
 impl Isa {
-    /// The best kernel this CPU runs.
+    /// The best kernel this CPU runs (detected once per process: the attention and matmul operators ask on every
+    /// call, and the environment lookup below allocates). `SPECRT_NO_AVX512=1` (any value but empty or 0) keeps the AVX2
+    /// kernels (for comparisons on one machine).
     pub fn detect() -> Isa {
+        static DETECTED: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(Isa::probe)
+    }
+
+    /// Whether this is one of the x86-64 sets that include AVX2 + FMA + F16C.
+    pub fn has_avx2(self) -> bool {
+        matches!(self, Isa::Avx2 | Isa::Avx512Vnni)
+    }
+
+    fn probe() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c") {
+                if !std::env::var_os("SPECRT_NO_AVX512").is_some_and(|v| !v.is_empty() && v != "0")
+                    && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("avx512vnni")
+                {
+                    return Isa::Avx512Vnni;
+                }
                 return Isa::Avx2;
             }
         }
         Isa::Scalar
+    }
+
+    /// Whether this instruction set multiplies [`PanelMatrix`] copies (made once per weight matrix).
+    pub fn uses_panels(self) -> bool {
+        self == Isa::Avx512Vnni
     }
 
     /// A word for logs and benchmark records.
@@ -49,6 +77,7 @@ impl Isa {
         match self {
             Isa::Scalar => "scalar",
             Isa::Avx2 => "avx2",
+            Isa::Avx512Vnni => "avx512vnni",
         }
     }
 }
@@ -64,9 +93,25 @@ pub unsafe fn matmul_columns(isa: Isa, w: &BlockMatrix, x: &Q8Rows, cols: Range<
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: forwarded from the caller.
-        Isa::Avx2 => unsafe { super::block_matmul_avx2::matmul_columns(w, x, cols, y, stride) },
+        Isa::Avx2 | Isa::Avx512Vnni => unsafe { super::block_matmul_avx2::matmul_columns(w, x, cols, y, stride) },
         _ => scalar_columns(w, x, cols, y, stride),
     }
+}
+
+/// Computes the columns `cols` (a range of whole 16-column panels) of `y = x @ W^T` from the panel copy of `W`.
+///
+/// # Safety
+/// As [`matmul_columns`], and `cols` must start and end on multiples of 16 (or end at `w.n()`), and this CPU
+/// must run [`Isa::Avx512Vnni`].
+pub unsafe fn matmul_panel_columns(w: &PanelMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
+    debug_assert!(cols.end <= w.n() && cols.start.is_multiple_of(PANEL) && x.blocks_per_row() * BLOCK == w.k());
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        super::block_matmul_avx512::matmul_panels(w, x, cols.start / PANEL..cols.end.div_ceil(PANEL), y, stride)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (w, x, cols, y, stride);
 }
 
 /// `y = x @ W^T` for all columns, on the calling thread (`y`: `x.rows() x w.n()`, row-major).
@@ -76,9 +121,31 @@ pub unsafe fn matmul_columns(isa: Isa, w: &BlockMatrix, x: &Q8Rows, cols: Range<
 pub fn matmul(isa: Isa, w: &BlockMatrix, x: &Q8Rows, y: &mut [f32]) {
     assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
     assert_eq!(y.len(), x.rows() * w.n(), "output size != rows x N");
-    let isa = if isa == Isa::Avx2 && Isa::detect() != Isa::Avx2 { Isa::Scalar } else { isa };
+    let best = Isa::detect();
+    let isa = match isa {
+        Isa::Avx512Vnni if best != Isa::Avx512Vnni => best,
+        Isa::Avx2 if !best.has_avx2() => Isa::Scalar,
+        other => other,
+    };
+    if isa.uses_panels() {
+        if let Some(panels) = PanelMatrix::new(w) {
+            return matmul_panels(&panels, x, y);
+        }
+    }
     // SAFETY: `y` covers rows x n exclusively and the shapes were checked above.
     unsafe { matmul_columns(isa, w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
+}
+
+/// `y = x @ W^T` from a panel copy, on the calling thread.
+///
+/// # Panics
+/// If the shapes disagree or this CPU does not run [`Isa::Avx512Vnni`].
+pub fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, y: &mut [f32]) {
+    assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
+    assert_eq!(y.len(), x.rows() * w.n(), "output size != rows x N");
+    assert_eq!(Isa::detect(), Isa::Avx512Vnni, "the panel kernel needs AVX-512 VNNI");
+    // SAFETY: `y` covers rows x n exclusively, the shapes and the CPU were checked above.
+    unsafe { matmul_panel_columns(w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
 }
 
 /// The portable kernel: per (row, column), integer sub-block sums scaled and accumulated in sub-block order.
@@ -227,6 +294,38 @@ mod tests {
                 }
                 assert_ne!(alone[0], alone[1], "distinct rows must give distinct outputs");
             }
+        }
+    }
+
+    #[test]
+    fn the_panel_kernel_gives_the_scalar_kernels_bits() {
+        // The AVX-512 VNNI kernel keeps the scalar reference's integer sums and float order exactly, so a model
+        // computes the same numbers on both; 1..25 rows (whole and partial tiles), every format, two panels.
+        if Isa::detect() != Isa::Avx512Vnni {
+            eprintln!("skipped: this CPU has no AVX-512 VNNI");
+            return;
+        }
+        for format in BlockFormat::ALL {
+            let (n, k) = (32, 2 * format.block_weights().max(64));
+            let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
+            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+            let panels = PanelMatrix::new(&w).expect("n is a multiple of 16");
+            for rows in [1, 2, 3, 4, 5, 7, 8, 9, 25] {
+                let mut x = Q8Rows::new();
+                x.quantize(&activations(rows, k), rows, k);
+                let (mut want, mut got) = (vec![0f32; rows * n], vec![0f32; rows * n]);
+                matmul(Isa::Scalar, &w, &x, &mut want);
+                matmul_panels(&panels, &x, &mut got);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{format:?}, {rows} rows");
+            }
+            // negative control: the AVX2 kernel sums in another order and does not give these bits
+            let mut x = Q8Rows::new();
+            x.quantize(&activations(3, k), 3, k);
+            let (mut scalar, mut avx2) = (vec![0f32; 3 * n], vec![0f32; 3 * n]);
+            matmul(Isa::Scalar, &w, &x, &mut scalar);
+            matmul(Isa::Avx2, &w, &x, &mut avx2);
+            assert_ne!(scalar, avx2, "{format:?}: the control should differ in the last bits");
         }
     }
 

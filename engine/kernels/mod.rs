@@ -5,6 +5,7 @@
 //! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
+//! - [`panel_matrix`]: the same matrix re-laid once as 16-column panels for the AVX-512 VNNI kernel.
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
 //!   1..25-row passes speculative decoding runs (docs/KERNELS.md has the measurements).
 //!
@@ -16,11 +17,15 @@ pub mod block_format;
 pub mod block_matmul;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx2;
+#[cfg(target_arch = "x86_64")]
+mod block_matmul_avx512;
 pub mod block_matrix;
 pub mod half;
+pub mod panel_matrix;
 pub mod q8_rows;
 
 pub use block_format::BlockFormat;
 pub use block_matmul::Isa;
 pub use block_matrix::{BlockMatrix, BlockMatrixError};
+pub use panel_matrix::PanelMatrix;
 pub use q8_rows::Q8Rows;

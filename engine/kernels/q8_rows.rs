@@ -14,6 +14,9 @@ pub struct Q8Rows {
     codes: Vec<i8>,
     scales: Vec<f32>,
     sums: Vec<f32>,
+    /// Integer sums of the codes of each 16-code half block (two per block): what the panel kernel subtracts
+    /// for weights stored with an unsigned offset (engine/kernels/panel_matrix.rs).
+    half_sums: Vec<i32>,
 }
 
 impl Q8Rows {
@@ -34,6 +37,7 @@ impl Q8Rows {
         self.codes.resize(rows * k, 0);
         self.scales.resize(rows * nb, 0.0);
         self.sums.resize(rows * nb, 0.0);
+        self.half_sums.resize(rows * nb * 2, 0);
         #[cfg(target_arch = "x86_64")]
         let simd = std::arch::is_x86_feature_detected!("avx2");
         for (i, block) in x.chunks_exact(BLOCK).enumerate() {
@@ -51,6 +55,9 @@ impl Q8Rows {
             #[cfg(not(target_arch = "x86_64"))]
             round_block(block, id, codes);
             self.scales[i] = d;
+            let (lo, hi) = codes.split_at(BLOCK / 2);
+            self.half_sums[2 * i] = lo.iter().map(|&c| i32::from(c)).sum();
+            self.half_sums[2 * i + 1] = hi.iter().map(|&c| i32::from(c)).sum();
             // Sequential float sum (the same on every path).
             self.sums[i] = block.iter().fold(0.0f32, |a, v| a + v);
         }
@@ -101,6 +108,19 @@ impl Q8Rows {
     #[inline]
     pub fn all_sums(&self) -> &[f32] {
         &self.sums[..self.rows * self.blocks_per_row]
+    }
+
+    /// Integer sums of the codes of block `b` of row `r`: (codes 0..16, codes 16..32).
+    #[inline]
+    pub fn half_sums(&self, r: usize, b: usize) -> (i32, i32) {
+        let i = 2 * (r * self.blocks_per_row + b);
+        (self.half_sums[i], self.half_sums[i + 1])
+    }
+
+    /// All half-block code sums, row-major (`2 * rows * k / 32`).
+    #[inline]
+    pub fn all_half_sums(&self) -> &[i32] {
+        &self.half_sums[..2 * self.rows * self.blocks_per_row]
     }
 }
 
@@ -153,6 +173,9 @@ mod tests {
                 }
                 let s: f32 = x[r * k + b * 32..r * k + b * 32 + 32].iter().sum();
                 assert_eq!(all.sum(r, b), s);
+                let c = all.codes(r, b);
+                let half = |h: &[i8]| h.iter().map(|&v| i32::from(v)).sum::<i32>();
+                assert_eq!(all.half_sums(r, b), (half(&c[..16]), half(&c[16..])));
             }
             // The same row quantized alone gives the same bits.
             let mut one = Q8Rows::new();

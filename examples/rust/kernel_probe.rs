@@ -9,16 +9,51 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use specrt::kernels::half::{KvElem, F16};
-use specrt::kernels::{attention, block_matmul, BlockFormat, BlockMatrix, Isa, Q8Rows};
+use specrt::kernels::{attention, block_matmul, BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
 
 const ROWS: [usize; 8] = [1, 2, 3, 4, 8, 9, 16, 25];
 
+/// A weight matrix prepared for one instruction set: the panel copy where it uses one (made once, outside the
+/// timing, as the operator does on its first call).
+struct Prepared<'a> {
+    isa: Isa,
+    blocks: BlockMatrix<'a>,
+    panels: Option<PanelMatrix>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(isa: Isa, blocks: BlockMatrix<'a>) -> Self {
+        let panels = if isa.uses_panels() { PanelMatrix::new(&blocks) } else { None };
+        Prepared { isa, blocks, panels }
+    }
+
+    fn run(&self, x: &Q8Rows, y: &mut [f32]) {
+        match &self.panels {
+            Some(p) => block_matmul::matmul_panels(p, x, y),
+            None => block_matmul::matmul(self.isa, &self.blocks, x, y),
+        }
+    }
+}
+
 fn main() -> std::io::Result<()> {
-    let isa = Isa::detect();
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+    let best = Isa::detect();
+    // The block-layout AVX2 kernel is measured beside the panel kernel where the CPU runs both.
+    let isas: Vec<Isa> = if best.uses_panels() { vec![Isa::Avx2, best] } else { vec![best] };
+    for isa in isas.iter().copied() {
+        probe_matmul(isa, isas.len() > 1)?;
+    }
+    probe_attention(best)
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
-        .unwrap_or_else(|| "unknown".into());
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn probe_matmul(isa: Isa, several: bool) -> std::io::Result<()> {
+    let cpu = cpu_name();
     println!("block kernel ({}), 1 thread, Q4_1, CPU {cpu}", isa.name());
     let mut header = String::from("| shape (K -> N) |");
     for m in ROWS {
@@ -36,7 +71,7 @@ fn main() -> std::io::Result<()> {
         for blk in data.chunks_exact_mut(20) {
             blk[0..4].copy_from_slice(&[0x00, 0x20, 0x00, 0xAC]);
         }
-        let w = BlockMatrix::new(BlockFormat::Q4_1, n, k, &data).expect("consistent shape");
+        let w = Prepared::new(isa, BlockMatrix::new(BlockFormat::Q4_1, n, k, &data).expect("consistent shape"));
         let (mut line, mut one) = (format!("| {k} -> {n} |"), 0.0);
         for m in ROWS {
             let x: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 - 6.0).collect();
@@ -48,7 +83,7 @@ fn main() -> std::io::Result<()> {
                 let t = Instant::now();
                 for _ in 0..iters {
                     q.quantize(&x, m, k);
-                    block_matmul::matmul(isa, &w, &q, &mut y);
+                    w.run(&q, &mut y);
                 }
                 best = best.min(t.elapsed().as_secs_f64() * 1e6 / iters as f64);
             }
@@ -56,7 +91,11 @@ fn main() -> std::io::Result<()> {
                 one = best;
             }
             let _ = write!(line, " {best:.1} us ({:.2}x) |", best / one);
-            records.push(format!("{{\"k\":{k},\"n\":{n},\"rows\":{m},\"us\":{best:.2},\"vs_one_row\":{:.3}}}", best / one));
+            records.push(format!(
+                "{{\"isa\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":{m},\"us\":{best:.2},\"vs_one_row\":{:.3}}}",
+                isa.name(),
+                best / one
+            ));
         }
         println!("{line}");
     }
@@ -78,7 +117,7 @@ fn main() -> std::io::Result<()> {
                     blk[i..i + 2].copy_from_slice(&[0x00, 0x20]);
                 }
             }
-            let w = BlockMatrix::new(format, n, k, &data).expect("consistent shape");
+            let w = Prepared::new(isa, BlockMatrix::new(format, n, k, &data).expect("consistent shape"));
             let x: Vec<f32> = (0..k).map(|i| (i % 13) as f32 - 6.0).collect();
             let (mut q, mut y) = (Q8Rows::new(), vec![0f32; n]);
             let mut best = f64::MAX;
@@ -86,16 +125,35 @@ fn main() -> std::io::Result<()> {
                 let t = Instant::now();
                 for _ in 0..10 {
                     q.quantize(&x, 1, k);
-                    block_matmul::matmul(isa, &w, &q, &mut y);
+                    w.run(&q, &mut y);
                 }
                 best = best.min(t.elapsed().as_secs_f64() * 1e6 / 10.0);
             }
             let gbs = bytes as f64 / best / 1e3;
             let _ = write!(line, " {best:.0} us, {gbs:.1} GB/s |");
-            records.push(format!("{{\"format\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":1,\"us\":{best:.1},\"gb_per_s\":{gbs:.2}}}", format.name()));
+            records.push(format!(
+                "{{\"isa\":\"{}\",\"format\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":1,\"us\":{best:.1},\"gb_per_s\":{gbs:.2}}}",
+                isa.name(),
+                format.name()
+            ));
         }
         println!("{line}");
     }
+    let path = if several { format!("bench-out/kernel-probe-{}.json", isa.name()) } else { "bench-out/kernel-probe.json".into() };
+    write_records(&path, isa, &cpu, &records)
+}
+
+fn write_records(path: &str, isa: Isa, cpu: &str, records: &[String]) -> std::io::Result<()> {
+    std::fs::create_dir_all("bench-out")?;
+    let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
+    std::fs::write(path, json)?;
+    println!("wrote {path}");
+    Ok(())
+}
+
+fn probe_attention(isa: Isa) -> std::io::Result<()> {
+    let cpu = cpu_name();
+    let mut records = Vec::new();
     // Attention for one query row and head (head_dim 64), the per-token cost that grows with the context.
     println!("\n| attention, 1 row x 1 head (head_dim 64) | 64 keys | 512 keys | 2000 keys |\n|---|---|---|---|");
     for cache in ["f32", "fp16"] {
@@ -125,9 +183,5 @@ fn main() -> std::io::Result<()> {
         }
         println!("{line}");
     }
-    std::fs::create_dir_all("bench-out")?;
-    let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"format\":\"Q4_1\",\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
-    std::fs::write("bench-out/kernel-probe.json", json)?;
-    println!("wrote bench-out/kernel-probe.json");
-    Ok(())
+    write_records("bench-out/kernel-probe-attention.json", isa, &cpu, &records)
 }

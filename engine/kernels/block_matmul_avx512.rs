@@ -1,0 +1,212 @@
+//! The AVX-512 VNNI block matmul over 16-column panels ([`PanelMatrix`], x86-64): bit-identical to the scalar
+//! reference (engine/kernels/block_matmul.rs), so a model gives the same numbers on this path as the portable one,
+//! and, like it, each output element depends only on its own row.
+//!
+//! Per 32-weight sub-block of a panel: the 8 code vectors are unpacked once (4-bit formats: two per 64 bytes), then
+//! for each row of the tile 8 `vpdpbusd` multiply them with the row's 32 activation codes, 4 at a time broadcast to
+//! the 16 columns' lanes: lane `c` holds column `c`'s exact integer sum (two chains of 4, inputs 0..16 and 16..32,
+//! for the latency and for Q6_K's two half scales). The integer fix-ups are exact too: the zero point times the
+//! activations' integer half sums, Q4_K's sub-scale (`vpmulld`), Q6_K's two half scales. Then the float part, in
+//! the scalar reference's order and rounding: `acc += (d * d_x) * isum` and `off += m * s_x` as separate multiplies
+//! and adds (no FMA), `y = acc + off`, 16 columns per instruction.
+//!
+//! Instruction count per row and 32-weight block of one column: ~2 (the block layout's AVX2 kernel: ~15), which is
+//! what lets one core keep up with the memory bus at decode and makes a k-row verify pass cost far less than k
+//! one-row passes (docs/KERNELS.md has the measured curve).
+
+use std::arch::x86_64::*;
+use std::ops::Range;
+
+use super::block_format::{BlockFormat, BLOCK};
+use super::panel_matrix::{self, PanelMatrix, PANEL};
+use super::q8_rows::Q8Rows;
+
+const Q4_0: u8 = 0;
+const Q4_1: u8 = 1;
+const Q8_0: u8 = 2;
+const Q4_K: u8 = 3;
+const Q6_K: u8 = 4;
+
+/// Rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers).
+const TILE: usize = 4;
+
+/// Computes panels `panels` (columns `16p..16p+16` each) of `y = x @ W^T` for every row of `x`, writing
+/// `y[r * stride + n]`.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW and VNNI; `y` must be valid for writes at `r * stride + n` for every row `r`
+/// and column `n` of those panels, with no other thread touching them; `x.blocks_per_row() * 32 == w.k()` and
+/// `panels.end <= w.n() / 16`.
+pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match w.format() {
+            BlockFormat::Q4_0 => rows::<Q4_0>(w, x, panels, y, stride),
+            BlockFormat::Q4_1 => rows::<Q4_1>(w, x, panels, y, stride),
+            BlockFormat::Q8_0 => rows::<Q8_0>(w, x, panels, y, stride),
+            BlockFormat::Q4_K => rows::<Q4_K>(w, x, panels, y, stride),
+            BlockFormat::Q6_K => rows::<Q6_K>(w, x, panels, y, stride),
+        }
+    }
+}
+
+/// Operands of one call, as raw pointers for the inner loops.
+#[derive(Clone, Copy)]
+struct Operands {
+    weights: *const u8,
+    panel_bytes: usize,
+    /// Stored blocks per column (K / 32, or K / 256 for the K-quants).
+    blocks: usize,
+    /// Activation blocks per row (K / 32).
+    xblocks: usize,
+    codes: *const i8,
+    scales: *const f32,
+    sums: *const f32,
+    half_sums: *const i32,
+    y: *mut f32,
+    stride: usize,
+}
+
+const fn format_of(f: u8) -> BlockFormat {
+    match f {
+        Q4_0 => BlockFormat::Q4_0,
+        Q4_1 => BlockFormat::Q4_1,
+        Q8_0 => BlockFormat::Q8_0,
+        Q4_K => BlockFormat::Q4_K,
+        _ => BlockFormat::Q6_K,
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
+    let format = format_of(F);
+    let ops = Operands {
+        weights: w.panel(0).as_ptr(),
+        panel_bytes: w.panel_bytes(),
+        blocks: w.k() / format.block_weights(),
+        xblocks: x.blocks_per_row(),
+        codes: x.all_codes().as_ptr(),
+        scales: x.all_scales().as_ptr(),
+        sums: x.all_sums().as_ptr(),
+        half_sums: x.all_half_sums().as_ptr(),
+        y,
+        stride,
+    };
+    for p in panels {
+        let mut r0 = 0;
+        while r0 < x.rows() {
+            let left = x.rows() - r0;
+            // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
+            unsafe {
+                match left {
+                    1 => tile::<F, 1>(ops, p, r0),
+                    2 => tile::<F, 2>(ops, p, r0),
+                    3 => tile::<F, 3>(ops, p, r0),
+                    _ => tile::<F, TILE>(ops, p, r0),
+                }
+            }
+            r0 += left.min(TILE);
+        }
+    }
+}
+
+/// Output elements `y[r0..r0+R, 16p..16p+16]`.
+#[inline(always)]
+unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) {
+    let format = format_of(F);
+    let has_m = F == Q4_1 || F == Q4_K;
+    let sub = format.sub_blocks();
+    let (header, sub_scales, code_bytes) =
+        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
+    let block_stride = panel_matrix::block_stride(format);
+    // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
+    unsafe {
+        let base = ops.weights.add(p * ops.panel_bytes);
+        let mut acc = [_mm512_setzero_ps(); R];
+        let mut off = [_mm512_setzero_ps(); R];
+        for b in 0..ops.blocks {
+            let blk = base.add(b * block_stride);
+            let dv = _mm512_cvtph_ps(_mm256_loadu_si256(blk as *const __m256i));
+            let mv = if has_m { _mm512_cvtph_ps(_mm256_loadu_si256(blk.add(2 * PANEL) as *const __m256i)) } else { _mm512_setzero_ps() };
+            for j in 0..sub {
+                let at = blk.add(header + j * (sub_scales + code_bytes));
+                // Per-column integer scales (K-quants) and the float offset of this sub-block.
+                let (s_lo, s_hi, m) = match F {
+                    Q4_K => {
+                        let sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(at as *const __m128i));
+                        let mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)));
+                        // m = -(dmin * min), negated by flipping the sign bit like the scalar `-x`
+                        let m = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(mv, mins)), _mm512_set1_epi32(i32::MIN)));
+                        (sc, sc, m)
+                    }
+                    Q6_K => (
+                        _mm512_cvtepi8_epi32(_mm_loadu_si128(at as *const __m128i)),
+                        _mm512_cvtepi8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)),
+                        mv,
+                    ),
+                    _ => (_mm512_setzero_si512(), _mm512_setzero_si512(), mv),
+                };
+                let v = codes(at.add(sub_scales), panel_matrix::nibble_codes(format));
+                for r in 0..R {
+                    let i = (r0 + r) * ops.xblocks + b * sub + j;
+                    let a = ops.codes.add(i * BLOCK) as *const i32;
+                    // inputs 0..16 and 16..32 of the 16 columns, exact integer sums
+                    let mut lo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), v[0], bcast(a, 0));
+                    let mut hi = _mm512_dpbusd_epi32(_mm512_setzero_si512(), v[4], bcast(a, 4));
+                    for g in 1..4 {
+                        lo = _mm512_dpbusd_epi32(lo, v[g], bcast(a, g));
+                        hi = _mm512_dpbusd_epi32(hi, v[g + 4], bcast(a, g + 4));
+                    }
+                    let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                    let isum = match F {
+                        Q4_1 => _mm512_add_epi32(lo, hi),
+                        Q4_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(8 * (hs_lo + hs_hi))),
+                        Q8_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(128 * (hs_lo + hs_hi))),
+                        Q4_K => _mm512_mullo_epi32(_mm512_add_epi32(lo, hi), s_lo),
+                        _ => _mm512_add_epi32(
+                            _mm512_mullo_epi32(_mm512_sub_epi32(lo, _mm512_set1_epi32(32 * hs_lo)), s_lo),
+                            _mm512_mullo_epi32(_mm512_sub_epi32(hi, _mm512_set1_epi32(32 * hs_hi)), s_hi),
+                        ),
+                    };
+                    let dd = _mm512_mul_ps(dv, _mm512_set1_ps(*ops.scales.add(i)));
+                    acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum)));
+                    if has_m {
+                        off[r] = _mm512_add_ps(off[r], _mm512_mul_ps(m, _mm512_set1_ps(*ops.sums.add(i))));
+                    }
+                }
+            }
+        }
+        for r in 0..R {
+            _mm512_storeu_ps(ops.y.add((r0 + r) * ops.stride + p * PANEL), _mm512_add_ps(acc[r], off[r]));
+        }
+    }
+}
+
+/// The 8 code vectors of one sub-block of 16 columns (vector g: inputs 4g..4g+4 of every column).
+#[inline(always)]
+unsafe fn codes(at: *const u8, nibbles: bool) -> [__m512i; 8] {
+    // SAFETY: 256 (nibbles) or 512 readable bytes at `at` (the panel layout).
+    unsafe {
+        let mut v = [_mm512_setzero_si512(); 8];
+        if nibbles {
+            let mask = _mm512_set1_epi8(0x0F);
+            for h in 0..4 {
+                let packed = _mm512_loadu_si512(at.add(64 * h) as *const _);
+                v[h] = _mm512_and_si512(packed, mask);
+                v[h + 4] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), mask);
+            }
+        } else {
+            for (g, o) in v.iter_mut().enumerate() {
+                *o = _mm512_loadu_si512(at.add(64 * g) as *const _);
+            }
+        }
+        v
+    }
+}
+
+/// Activation codes `4g..4g+4` of a block (`a`: its 32 codes as 8 int32) in every lane.
+#[inline(always)]
+unsafe fn bcast(a: *const i32, g: usize) -> __m512i {
+    // SAFETY: g < 8 and `a` points at 32 readable bytes.
+    unsafe { _mm512_set1_epi32(std::ptr::read_unaligned(a.add(g))) }
+}

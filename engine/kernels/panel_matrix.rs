@@ -1,0 +1,248 @@
+//! A GGML block matrix re-laid once as column panels for the AVX-512 VNNI kernel
+//! (engine/kernels/block_matmul_avx512.rs): 16 output columns side by side, so one `vpdpbusd` multiplies 4
+//! inputs of 16 columns against 4 broadcast activation bytes and a 32-weight sub-block of 16 columns takes 8 of
+//! them. The GGUF layout (one column's blocks after another) needs ~15 instructions per column and block; the
+//! panel needs ~2.
+//!
+//! The re-layout is exact: the codes are the same integers (as unsigned bytes with a format's zero point, which
+//! the kernel subtracts in integer arithmetic) and every scale is the file's fp16 or 6/8-bit field, copied.
+//!
+//! Layout, per panel of 16 columns, K in order, each stored block (32 weights, or a 256-weight K-quant
+//! super-block) as:
+//! - a header: `d` of the 16 columns (fp16), then Q4_1's `m` or Q4_K's `dmin` (fp16) where the format has one;
+//! - per 32-weight sub-block: K-quants' sub-scales (Q4_K: 16 six-bit scales then 16 mins as bytes; Q6_K: the 16
+//!   columns' int8 scale of the first 16-weight half, then of the second), then the codes: 8 vectors of 64
+//!   bytes, vector `g` holding inputs `4g..4g+4` of column `c` at bytes `4c..4c+4`. 4-bit formats store two
+//!   vectors per 64 bytes (vector `h` in the low nibbles, `h + 4` in the high nibbles).
+//!
+//! Unsigned codes `u` and the zero point `z` the kernel subtracts (`code = u - z`): Q4_0 nibble, 8; Q4_1 nibble,
+//! 0; Q8_0 `q + 128`, 128; Q4_K nibble, 0 (the scale multiplies the integer sum); Q6_K the 6-bit `q`, 32.
+
+use super::block_format::{q4k_scale_min, q6k_code, BlockFormat, BLOCK};
+use super::block_matrix::BlockMatrix;
+
+/// Output columns per panel (one 512-bit vector of int32 or float lanes).
+pub const PANEL: usize = 16;
+
+/// A block matrix re-laid as 16-column panels (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct PanelMatrix {
+    format: BlockFormat,
+    n: usize,
+    k: usize,
+    /// 64-byte aligned storage: every 64-byte code vector is one cache line.
+    data: Vec<Line>,
+    panel_bytes: usize,
+}
+
+/// One cache line of storage (the alignment unit of [`PanelMatrix::data`]).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+impl PanelMatrix {
+    /// Re-lays `w`, or `None` when its column count is not a multiple of [`PANEL`] (the caller keeps the block
+    /// layout and its kernel).
+    pub fn new(w: &BlockMatrix) -> Option<Self> {
+        if !w.n().is_multiple_of(PANEL) {
+            return None;
+        }
+        let format = w.format();
+        let panel_bytes = panel_bytes(format, w.k());
+        let total = w.n() / PANEL * panel_bytes;
+        let mut data = vec![Line([0; 64]); total.div_ceil(64)];
+        // SAFETY: `Line` is 64 plain bytes; the slice covers exactly the vector's storage.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, data.len() * 64) };
+        for (p, panel) in bytes[..total].chunks_exact_mut(panel_bytes).enumerate() {
+            write_panel(w, p, panel);
+        }
+        Some(PanelMatrix { format, n: w.n(), k: w.k(), data, panel_bytes })
+    }
+
+    /// The block format the panel was made from.
+    pub fn format(&self) -> BlockFormat {
+        self.format
+    }
+
+    /// Output columns.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Inputs.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Bytes of one panel (16 columns x K).
+    pub fn panel_bytes(&self) -> usize {
+        self.panel_bytes
+    }
+
+    /// The bytes of panel `p` (columns `16p..16p+16`).
+    pub fn panel(&self, p: usize) -> &[u8] {
+        // SAFETY: `Line` is 64 plain bytes; `new` sized the storage to hold every panel.
+        let bytes = unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, self.data.len() * 64) };
+        &bytes[p * self.panel_bytes..(p + 1) * self.panel_bytes]
+    }
+}
+
+/// Header bytes per stored block: fp16 `d` of 16 columns, and `m`/`dmin` where the format has one.
+pub(crate) fn header_bytes(format: BlockFormat) -> usize {
+    match format {
+        BlockFormat::Q4_1 | BlockFormat::Q4_K => 4 * PANEL,
+        _ => 2 * PANEL,
+    }
+}
+
+/// Sub-scale bytes per 32-weight sub-block (K-quants only).
+pub(crate) fn sub_scale_bytes(format: BlockFormat) -> usize {
+    match format {
+        BlockFormat::Q4_K | BlockFormat::Q6_K => 2 * PANEL,
+        _ => 0,
+    }
+}
+
+/// Code bytes per 32-weight sub-block of 16 columns: 256 for 4-bit codes, 512 for 8-bit ones.
+pub(crate) fn code_bytes(format: BlockFormat) -> usize {
+    if nibble_codes(format) {
+        4 * 64
+    } else {
+        8 * 64
+    }
+}
+
+/// Whether the format's unsigned codes fit 4 bits (two code vectors per 64 bytes).
+pub(crate) fn nibble_codes(format: BlockFormat) -> bool {
+    matches!(format, BlockFormat::Q4_0 | BlockFormat::Q4_1 | BlockFormat::Q4_K)
+}
+
+/// Bytes per stored block of a panel.
+pub(crate) fn block_stride(format: BlockFormat) -> usize {
+    header_bytes(format) + format.sub_blocks() * (sub_scale_bytes(format) + code_bytes(format))
+}
+
+fn panel_bytes(format: BlockFormat, k: usize) -> usize {
+    k / format.block_weights() * block_stride(format)
+}
+
+/// The 32 unsigned codes `u` of sub-block `j` of a stored block (module documentation: `code = u - z`).
+fn unsigned_codes(format: BlockFormat, block: &[u8], j: usize) -> [u8; BLOCK] {
+    let mut u = [0u8; BLOCK];
+    match format {
+        BlockFormat::Q4_0 | BlockFormat::Q4_1 => {
+            let qs = if format == BlockFormat::Q4_0 { &block[2..18] } else { &block[4..20] };
+            for i in 0..BLOCK / 2 {
+                u[i] = qs[i] & 0x0F;
+                u[i + BLOCK / 2] = qs[i] >> 4;
+            }
+        }
+        BlockFormat::Q8_0 => {
+            for (o, &q) in u.iter_mut().zip(&block[2..34]) {
+                *o = (i16::from(q as i8) + 128) as u8;
+            }
+        }
+        BlockFormat::Q4_K => {
+            let qs = &block[16 + 32 * (j / 2)..16 + 32 * (j / 2) + 32];
+            for (o, &q) in u.iter_mut().zip(qs) {
+                *o = (q >> (4 * (j % 2))) & 0x0F;
+            }
+        }
+        BlockFormat::Q6_K => {
+            for (i, o) in u.iter_mut().enumerate() {
+                *o = (q6k_code(block, j, i) + 32) as u8;
+            }
+        }
+    }
+    u
+}
+
+/// Writes panel `p` of `w` into `out` (`panel_bytes` long).
+fn write_panel(w: &BlockMatrix, p: usize, out: &mut [u8]) {
+    let format = w.format();
+    let (bytes, sub) = (format.block_bytes(), format.sub_blocks());
+    let blocks = w.k() / format.block_weights();
+    let stride = block_stride(format);
+    let (d_at, m_at) = match format {
+        BlockFormat::Q6_K => (208, None),
+        BlockFormat::Q4_1 | BlockFormat::Q4_K => (0, Some(2)),
+        _ => (0, None),
+    };
+    for b in 0..blocks {
+        let dst = &mut out[b * stride..(b + 1) * stride];
+        for c in 0..PANEL {
+            let row = w.row_bytes(p * PANEL + c);
+            let block = &row[b * bytes..(b + 1) * bytes];
+            dst[2 * c..2 * c + 2].copy_from_slice(&block[d_at..d_at + 2]);
+            if let Some(m) = m_at {
+                dst[2 * PANEL + 2 * c..2 * PANEL + 2 * c + 2].copy_from_slice(&block[m..m + 2]);
+            }
+            for j in 0..sub {
+                let at = header_bytes(format) + j * (sub_scale_bytes(format) + code_bytes(format));
+                match format {
+                    BlockFormat::Q4_K => {
+                        let (sc, min) = q4k_scale_min(&block[4..16], j);
+                        dst[at + c] = sc;
+                        dst[at + PANEL + c] = min;
+                    }
+                    BlockFormat::Q6_K => {
+                        dst[at + c] = block[192 + 2 * j];
+                        dst[at + PANEL + c] = block[193 + 2 * j];
+                    }
+                    _ => {}
+                }
+                let codes = &mut dst[at + sub_scale_bytes(format)..at + sub_scale_bytes(format) + code_bytes(format)];
+                for (i, &u) in unsigned_codes(format, block, j).iter().enumerate() {
+                    let (g, lane) = (i / 4, 4 * c + i % 4);
+                    if nibble_codes(format) {
+                        // vector g < 4 in the low nibbles of 64-byte group g, g >= 4 in the high nibbles of g - 4
+                        codes[64 * (g % 4) + lane] |= if g < 4 { u } else { u << 4 };
+                    } else {
+                        codes[64 * g + lane] = u;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsigned_codes_minus_the_zero_point_are_the_sub_block_codes() {
+        // Every format: u - z times the sub-scale (K-quants) gives SubBlock::codes, the integers the scalar
+        // reference multiplies.
+        for format in BlockFormat::ALL {
+            let block: Vec<u8> = (0..format.block_bytes()).map(|i| (i * 37 + 11) as u8).collect();
+            for j in 0..format.sub_blocks() {
+                let want = format.sub_block(&block, j).codes;
+                let u = unsigned_codes(format, &block, j);
+                for i in 0..BLOCK {
+                    let code = i32::from(u[i]);
+                    let got = match format {
+                        BlockFormat::Q4_0 => code - 8,
+                        BlockFormat::Q4_1 => code,
+                        BlockFormat::Q8_0 => code - 128,
+                        BlockFormat::Q4_K => i32::from(q4k_scale_min(&block[4..16], j).0) * code,
+                        BlockFormat::Q6_K => i32::from(block[192 + 2 * j + i / 16] as i8) * (code - 32),
+                    };
+                    assert_eq!(got, want[i], "{format:?} sub-block {j} code {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_matrix_whose_columns_do_not_fill_panels_keeps_its_block_layout() {
+        let data = vec![0u8; 24 * 20];
+        let w = BlockMatrix::new(BlockFormat::Q4_1, 24, 32, &data).expect("shape");
+        assert!(PanelMatrix::new(&w).is_none());
+        let data = vec![0u8; 32 * 20];
+        let w = BlockMatrix::new(BlockFormat::Q4_1, 32, 32, &data).expect("shape");
+        let p = PanelMatrix::new(&w).expect("two panels");
+        assert_eq!((p.n(), p.k(), p.panel_bytes()), (32, 32, 64 + 256));
+        assert_eq!(p.panel(1).len(), 320);
+    }
+}
