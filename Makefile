@@ -154,7 +154,10 @@ qwen: $(addsuffix /manifest.json,$(QWEN_ALL))
 QWEN_GGML := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml
 $(QWEN_GGML)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
 	$(VPY) -m export gguf $< --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(QWEN_GGML)
-qwen-ggml: $(QWEN_GGML)/manifest.json
+# ... with a float16 KV cache (half the bytes attention reads per cached token: the 2,000-token latency).
+$(QWEN_GGML)-f16kv/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
+	$(VPY) -m export gguf $< --precision int4 --linear-kernel ggml --attention-kernel specrt --kv-dtype fp16 --out $(QWEN_GGML)-f16kv
+qwen-ggml: $(QWEN_GGML)/manifest.json $(QWEN_GGML)-f16kv/manifest.json
 
 # ---- CTC NAT translation (issue 5; docs/BENCHMARKS.md "CTC NAT") ---------------------------------------------
 # The trained weights are committed (export/trained/, MANIFEST.json in each folder); these targets export them.
@@ -423,8 +426,8 @@ bench-qwen-kernels: setup datasets release peer qwen-ggml
 	./target/release/specrt bench --config configs/bench/kernels-qwen.yaml --out bench-out/kernels-qwen
 	$(PEER_VENV)/bin/python export/bench_peer.py --gguf $(QWEN_GGUF) --prompts $(DATASETS)/humaneval.jsonl --limit 2 \
 		--max-new-tokens 128 --threads 2 --runs 1 --warmup 1 --latency-contexts 64,512,2000 --json bench-out/peer-qwen-kernels.json
-	$(VPY) -m export.compare_peer --specrt bench-out/kernels-qwen/results.json --pipeline qwen1.5b-ggml-ar \
-		--peer bench-out/peer-qwen-kernels.json --json bench-out/peer-comparison-qwen1.5b-ggml-ar.json
+	for p in qwen1.5b-ggml-ar qwen1.5b-ggml-f16kv-ar; do $(VPY) -m export.compare_peer --specrt bench-out/kernels-qwen/results.json \
+		--pipeline $$p --peer bench-out/peer-qwen-kernels.json --json bench-out/peer-comparison-$$p.json; done
 
 # Draft heads on SmolLM2 (issue 12): fastest AR, padded AR of the head target, CTC / Medusa / EAGLE heads, hybrid
 # and the n-gram drafter, 3 categories x 8 prompts x 256 tokens (configs/bench/heads-smollm2.yaml; docs/HEADS.md).

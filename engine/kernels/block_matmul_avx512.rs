@@ -146,7 +146,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                     ),
                     _ => (_mm512_setzero_si512(), _mm512_setzero_si512(), mv),
                 };
-                let v = codes(at.add(sub_scales), panel_matrix::nibble_codes(format));
+                let v = codes::<F>(at.add(sub_scales));
                 for r in 0..R {
                     let i = (r0 + r) * ops.xblocks + b * sub + j;
                     let a = ops.codes.add(i * BLOCK) as *const i32;
@@ -184,16 +184,32 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
 
 /// The 8 code vectors of one sub-block of 16 columns (vector g: inputs 4g..4g+4 of every column).
 #[inline(always)]
-unsafe fn codes(at: *const u8, nibbles: bool) -> [__m512i; 8] {
-    // SAFETY: 256 (nibbles) or 512 readable bytes at `at` (the panel layout).
+unsafe fn codes<const F: u8>(at: *const u8) -> [__m512i; 8] {
+    // SAFETY: the sub-block's code bytes (panel_matrix::code_bytes) are readable at `at`.
     unsafe {
         let mut v = [_mm512_setzero_si512(); 8];
-        if nibbles {
+        if F != Q8_0 {
             let mask = _mm512_set1_epi8(0x0F);
             for h in 0..4 {
                 let packed = _mm512_loadu_si512(at.add(64 * h) as *const _);
                 v[h] = _mm512_and_si512(packed, mask);
                 v[h + 4] = _mm512_and_si512(_mm512_srli_epi16(packed, 4), mask);
+            }
+            if F == Q6_K {
+                // bits 4..5 of vector g are bits 2(g % 4).. of byte group g / 4: moved to 4..5 by a 16-bit shift
+                // (bits crossing a byte are masked off), then `low | (shifted & 0x30)` in one vpternlogd
+                let high = [_mm512_loadu_si512(at.add(256) as *const _), _mm512_loadu_si512(at.add(320) as *const _)];
+                let m30 = _mm512_set1_epi8(0x30);
+                for (g, o) in v.iter_mut().enumerate() {
+                    let q = high[g / 4];
+                    let shifted = match g % 4 {
+                        0 => _mm512_slli_epi16(q, 4),
+                        1 => _mm512_slli_epi16(q, 2),
+                        2 => q,
+                        _ => _mm512_srli_epi16(q, 2),
+                    };
+                    *o = _mm512_ternarylogic_epi32(*o, shifted, m30, 0xF8);
+                }
             }
         } else {
             for (g, o) in v.iter_mut().enumerate() {

@@ -13,7 +13,9 @@
 //! - per 32-weight sub-block: K-quants' sub-scales (Q4_K: 16 six-bit scales then 16 mins as bytes; Q6_K: the 16
 //!   columns' int8 scale of the first 16-weight half, then of the second), then the codes: 8 vectors of 64
 //!   bytes, vector `g` holding inputs `4g..4g+4` of column `c` at bytes `4c..4c+4`. 4-bit formats store two
-//!   vectors per 64 bytes (vector `h` in the low nibbles, `h + 4` in the high nibbles).
+//!   vectors per 64 bytes (vector `h` in the low nibbles, `h + 4` in the high nibbles); Q6_K stores its low 4 bits
+//!   so and its high 2 bits in 128 more bytes (byte `64 (g / 4) + lane` holds them at bits `2 (g % 4)`), the
+//!   file's 6 bits per code.
 //!
 //! Unsigned codes `u` and the zero point `z` the kernel subtracts (`code = u - z`): Q4_0 nibble, 8; Q4_1 nibble,
 //! 0; Q8_0 `q + 128`, 128; Q4_K nibble, 0 (the scale multiplies the integer sum); Q6_K the 6-bit `q`, 32.
@@ -103,18 +105,19 @@ pub(crate) fn sub_scale_bytes(format: BlockFormat) -> usize {
     }
 }
 
-/// Code bytes per 32-weight sub-block of 16 columns: 256 for 4-bit codes, 512 for 8-bit ones.
+/// Code bytes per 32-weight sub-block of 16 columns: 256 for 4-bit codes, 384 for Q6_K's 6-bit ones, 512 for
+/// 8-bit ones.
 pub(crate) fn code_bytes(format: BlockFormat) -> usize {
-    if nibble_codes(format) {
-        4 * 64
-    } else {
-        8 * 64
+    match format {
+        BlockFormat::Q8_0 => 8 * 64,
+        BlockFormat::Q6_K => 6 * 64,
+        _ => 4 * 64,
     }
 }
 
-/// Whether the format's unsigned codes fit 4 bits (two code vectors per 64 bytes).
+/// Whether the format's codes are stored as nibble pairs (two code vectors per 64 bytes; Q6_K's low 4 bits).
 pub(crate) fn nibble_codes(format: BlockFormat) -> bool {
-    matches!(format, BlockFormat::Q4_0 | BlockFormat::Q4_1 | BlockFormat::Q4_K)
+    format != BlockFormat::Q8_0
 }
 
 /// Bytes per stored block of a panel.
@@ -196,7 +199,11 @@ fn write_panel(w: &BlockMatrix, p: usize, out: &mut [u8]) {
                     let (g, lane) = (i / 4, 4 * c + i % 4);
                     if nibble_codes(format) {
                         // vector g < 4 in the low nibbles of 64-byte group g, g >= 4 in the high nibbles of g - 4
-                        codes[64 * (g % 4) + lane] |= if g < 4 { u } else { u << 4 };
+                        let low = u & 0x0F;
+                        codes[64 * (g % 4) + lane] |= if g < 4 { low } else { low << 4 };
+                        if format == BlockFormat::Q6_K {
+                            codes[256 + 64 * (g / 4) + lane] |= (u >> 4) << (2 * (g % 4));
+                        }
                     } else {
                         codes[64 * g + lane] = u;
                     }
