@@ -163,12 +163,19 @@ qwen-ggml: $(QWEN_GGML)/manifest.json $(QWEN_GGML)-f16kv/manifest.json
 # The trained weights are committed (export/trained/, MANIFEST.json in each folder); these targets export them.
 NAT_TRAINED := export/trained/ctc-nat-en-de
 AR_TRAINED  := export/trained/ar-en-de
-NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ar-en-de $(MODELS)/tiny-ctc-nat $(MODELS)/tiny-ctc-nat-outvocab
+NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ctc-nat-en-de-q8_0 $(MODELS)/ar-en-de $(MODELS)/tiny-ctc-nat \
+               $(MODELS)/tiny-ctc-nat-outvocab
 # The head keeps only the ids the training targets use (target_vocab.json, `train_ctc_nat target-vocab`): on the
 # 2,013 test sentences 1 output differs, BLEU/chrF are unchanged, greedy -4%, beam -11% (docs/BENCHMARKS.md 5).
 $(MODELS)/ctc-nat-en-de/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors $(NAT_TRAINED)/target_vocab.json \
 		export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat $(NAT_TRAINED) --output-vocab $(NAT_TRAINED)/target_vocab.json --out $(MODELS)/ctc-nat-en-de
+# The same on the engine's own int8 kernels: GGML Q8_0 blocks through ai.specrt::MatMulGgml (the AVX-512 VNNI
+# panel kernel where the CPU has it; docs/BENCHMARKS.md 5).
+$(MODELS)/ctc-nat-en-de-q8_0/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors $(NAT_TRAINED)/target_vocab.json \
+		export/graph_ctc_nat.py
+	$(VPY) -m export ctc-nat $(NAT_TRAINED) --output-vocab $(NAT_TRAINED)/target_vocab.json --precision q8_0 \
+		--out $(MODELS)/ctc-nat-en-de-q8_0
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
 $(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
@@ -409,6 +416,24 @@ bench-kernels: setup fixtures datasets release peer $(MODELS)/smollm2-135m-instr
 		--pipeline $$p --peer bench-out/peer-smollm2-kernels.json --json bench-out/peer-comparison-$$p.json; done
 	cargo run --release --example kernel_probe
 
+
+# The numeric cost of the engine's kernels (issue 14): held-out NLL in the engine (examples/rust/heldout_nll.rs)
+# of SmolLM2's exports against the fp32 export of the same GGUF (its own weights, dequantized exactly): 64 chunks x
+# 256 tokens, half prose, half stdlib code (export.space_quality's held-out split). `nll-kernels-qwen` does the same
+# for Qwen2.5-Coder-1.5B's Q4_K_M file (its fp32 export is ~6 GB).
+NLL_CHUNKS := bench-out/nll/chunks-smollm2.json
+.PHONY: nll-kernels nll-kernels-qwen
+nll-kernels: setup release $(foreach p,fp32 int4 int4-ggml int4-ggml-f16kv,$(MODELS)/smollm2-135m-instruct-$(p)/manifest.json)
+	$(VPY) -m export.bench_q4_1 chunks --tokenizer $(SMOL_DEFAULT) --out $(NLL_CHUNKS)
+	cargo run --release --example heldout_nll -- --chunks $(NLL_CHUNKS) --ref fp32 \
+		$(foreach p,fp32 int4 int4-ggml int4-ggml-f16kv,--model $(p)=$(MODELS)/smollm2-135m-instruct-$(p)) --json bench-out/nll/smollm2.json
+QWEN_FP32 := $(MODELS)/qwen2.5-coder-1.5b-instruct-fp32
+$(QWEN_FP32)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
+	$(VPY) -m export gguf $< --precision fp32 --out $(QWEN_FP32)
+nll-kernels-qwen: setup release qwen-ggml $(QWEN_FP32)/manifest.json
+	$(VPY) -m export.bench_q4_1 chunks --tokenizer $(QWEN_GGML) --chunks 32 --out bench-out/nll/chunks-qwen.json
+	cargo run --release --example heldout_nll -- --chunks bench-out/nll/chunks-qwen.json --ref fp32 \
+		--model fp32=$(QWEN_FP32) --model ggml=$(QWEN_GGML) --model ggml-f16kv=$(QWEN_GGML)-f16kv --json bench-out/nll/qwen.json
 
 # Qwen2.5-Coder-1.5B (needs `make qwen`, ~3.5 GB in models/): AR vs llama.cpp, then speculative decoding and HSDDW.
 QWEN_GGUF := .cache/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf

@@ -144,8 +144,9 @@ def main(argv=None) -> int:
     p.add_argument("--output-vocab", default=None,
                    help="restrict the output head to these token ids (a recipe's target_vocab.json: every id of the "
                         "training targets plus <blank>); default: the whole vocabulary")
-    p.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
-                   help="int8: 8-bit MatMulNBits with int8 activations (faster on CPU, slightly lossy)")
+    p.add_argument("--precision", choices=["fp32", "int8", "q8_0"], default="fp32",
+                   help="int8: 8-bit MatMulNBits with int8 activations (faster on CPU, slightly lossy); q8_0: GGML Q8_0 "
+                        "blocks on the engine's own MatMulGgml (runs only in specrt)")
     p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("draft-head", help="draft head (ctc / medusa / eagle) from the recipe's output "
                                           "(export/train_draft_head.py) or random, bound to one target")

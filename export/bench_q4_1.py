@@ -3,6 +3,7 @@
     python -m export.bench_q4_1 ops [--threads 2] [--layers 30] [--rounds 5] [--json OUT]
     python -m export.bench_q4_1 variant SRC_DIR OUT_DIR --mode float-zp|blocksum-rows
     python -m export.bench_q4_1 nll --model fp32=DIR --model int4=DIR ... --ref fp32 [--chunks 64] [--json OUT]
+    python -m export.bench_q4_1 chunks --tokenizer DIR [--chunks 64] [--chunk 256] --out FILE.json
 
 `ops` times every way of expressing Q4_1 on SmolLM2-135M's real projection shapes (30 copies of each, one
 session per variant and shape, the variants interleaved round by round so background load hits all alike) at
@@ -16,7 +17,8 @@ Prints a table and writes JSON (the CPU named). `variant` rewrites an exported i
 the offset term into one of the other forms, for whole-model timing (`python -m export bench A B`).
 `nll`: held-out NLL (export.space_quality's chunks) of several folders, each paired with a reference (the fp32
 export = the GGUF's own dequantized weights): the difference with its standard error, and the largest logit
-difference.
+difference. `chunks` writes the same held-out chunks as token ids for a model folder's tokenizer, for the engine's
+own measurement (examples/rust/heldout_nll.rs, which runs the engine's custom kernels Python cannot load).
 """
 from __future__ import annotations
 
@@ -325,7 +327,24 @@ def main(argv=None) -> int:
     p.add_argument("--chunk", type=int, default=256)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", default=None)
+    p = sub.add_parser("chunks", help="write the held-out chunks as token ids (for examples/rust/heldout_nll.rs)")
+    p.add_argument("--tokenizer", required=True, help="a model folder with tokenizer.json")
+    p.add_argument("--chunks", type=int, default=64)
+    p.add_argument("--chunk", type=int, default=256)
+    p.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.cmd == "chunks":
+        import tempfile
+
+        from tokenizers import Tokenizer
+
+        from .space_quality import heldout_chunks
+
+        tok = Tokenizer.from_file(os.path.join(a.tokenizer, "tokenizer.json"))
+        chunks, src = heldout_chunks(tok, a.chunks, a.chunk, tempfile.mkdtemp(prefix="specrt-chunks-"))
+        _write_json(a.out, {"chunks": [list(map(int, c)) for c in chunks], "chunk_tokens": a.chunk, "sources": src})
+        log(f"wrote {len(chunks)} chunks of {a.chunk} tokens to {a.out}")
+        return 0
     if a.cmd == "nll":
         models = dict(m.split("=", 1) for m in a.model)
         if a.ref not in models:

@@ -33,7 +33,8 @@ import onnx
 from onnx import TensorProto, helper
 
 from .checkpoint_safetensors import read_safetensors
-from .graph_decoder import MS, OPSET, _Graph, save_model
+from .ggml_blocks import ggml_encode
+from .graph_decoder import MS, OPSET, SPECRT, _Graph, save_model
 from .manifest import FORMAT, FORMAT_VERSION, sha256_file
 from .quantize import pack_weight
 
@@ -74,13 +75,15 @@ def dims_of(w: dict, heads: int) -> dict:
             "max_position_embeddings": int(w["pos.weight"].shape[0]), "rms_norm_eps": 1e-6}
 
 
-PRECISIONS = ("fp32", "int8")
+PRECISIONS = ("fp32", "int8", "q8_0")
 
 
 def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -> onnx.ModelProto:
     """The encoder graph. precision int8: every projection and the output head as 8-bit MatMulNBits (block 32,
-    round-to-nearest) with int8 activations (accuracy_level 4), the kernels that make the CPU decoders fast.
-    output_ids: the output vocabulary (sorted token ids), or None for the whole vocabulary."""
+    round-to-nearest) with int8 activations (accuracy_level 4). precision q8_0: the same layers as GGML Q8_0 blocks
+    (block 32, round-to-nearest, fp16 scale) on the engine's own ai.specrt::MatMulGgml (the AVX-512 VNNI panel
+    kernel where the CPU has it; runs only in specrt, not in Python's onnxruntime). output_ids: the output
+    vocabulary (sorted token ids), or None for the whole vocabulary."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
     head_rows = w["embed.weight"] if output_ids is None else w["embed.weight"][np.asarray(output_ids, np.int64)]
@@ -96,6 +99,11 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -
     mask = g.op("Cast", ["attention_mask"], name="attention_mask/Cast", to=TensorProto.INT32)
 
     def linear(inp, name):
+        if precision == "q8_0":
+            n, k = w[name].shape
+            blocks = ggml_encode(np.asarray(w[name], np.float32), "Q8_0")
+            return g.op("MatMulGgml", [inp, g.init(name + ".ggml_blocks", blocks)], domain=SPECRT, name=name, K=k,
+                        N=n, ggml_type="Q8_0")
         if precision == "int8":
             p = pack_weight(w[name], 8)
             ins = [inp, g.init(name + ".qweight", p.b), g.init(name + ".scales", p.scales)]
@@ -121,7 +129,7 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -
         x = g.op("Add", [x, linear(act, p + "down_proj.weight")], name=p + "mlp_residual")
     h = g.op("RMSNormalization", [x, g.init("norm.weight", w["norm.weight"])], name="final_norm", axis=-1,
              epsilon=eps)
-    if precision == "int8":
+    if precision in ("int8", "q8_0"):
         w = dict(w, **{"lm_head.weight": head_rows})
         g.op("Identity", [linear(h, "lm_head.weight")], name="logits/Identity", outputs=["logits"])
     else:
@@ -141,8 +149,10 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -
         [helper.make_tensor_value_info("logits", f32, ["batch", "positions", width]),
          helper.make_tensor_value_info("token_ids", i64, ["batch", "positions"])],
         initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
-                              producer_name="specrt-export")
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
+    if precision == "q8_0":
+        opsets.append(helper.make_opsetid(SPECRT, 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="specrt-export")
     model.ir_version = 11
     return model
 
@@ -231,7 +241,10 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         "chat_template": None,
         "precision": {"weights": precision, "notes": [
             "fp32 MatMul; trained weights stored as fp16" if precision == "fp32" else
-            "8-bit MatMulNBits (block 32, round-to-nearest from the fp16 weights), int8 activations (accuracy_level 4)"]},
+            "8-bit MatMulNBits (block 32, round-to-nearest from the fp16 weights), int8 activations (accuracy_level 4)"
+            if precision == "int8" else
+            "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml, int8 "
+            "activations per 32-block; runs only in the specrt engine"]},
         "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io},
         "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
     }

@@ -218,6 +218,25 @@ fn the_trained_model_translates_real_sentences() {
     }
 }
 
+#[test]
+fn the_q8_0_export_on_the_engine_kernels_translates_like_the_fp32_one() {
+    // The same trained weights as GGML Q8_0 blocks on ai.specrt::MatMulGgml (int8 weights and activations): the
+    // key words still come out, and nearly every greedy translation is the fp32 export's to the letter.
+    model_dir("ctc-nat-en-de-q8_0");
+    let mut fp32 = NatPipeline::load(&trained_config()).unwrap();
+    let mut q8 = NatPipeline::load(&root().join("configs/bench/pipelines/ctc-nat-en-de-q8_0.yaml")).unwrap();
+    let mut sources: Vec<String> = EXPECTED.iter().map(|(s, _)| s.to_string()).collect();
+    sources.extend(sentences());
+    let (a, b) = (fp32.translate(&sources).unwrap(), q8.translate(&sources).unwrap());
+    for ((src, words), t) in EXPECTED.iter().zip(&b) {
+        for w in *words {
+            assert!(t.text.to_lowercase().contains(&w.to_lowercase()), "`{src}` -> `{}` lacks `{w}`", t.text);
+        }
+    }
+    let same = a.iter().zip(&b).filter(|(x, y)| x.text == y.text).count();
+    assert!(same + 1 >= sources.len(), "only {same} of {} translations equal the fp32 export's", sources.len());
+}
+
 fn specrt(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_specrt")).args(args).output().expect("specrt runs")
 }

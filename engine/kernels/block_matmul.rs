@@ -98,10 +98,10 @@ pub unsafe fn matmul_columns(isa: Isa, w: &BlockMatrix, x: &Q8Rows, cols: Range<
     }
 }
 
-/// Computes the columns `cols` (a range of whole 16-column panels) of `y = x @ W^T` from the panel copy of `W`.
+/// Computes the columns `cols` of `y = x @ W^T` from the panel copy of `W`.
 ///
 /// # Safety
-/// As [`matmul_columns`], and `cols` must start and end on multiples of 16 (or end at `w.n()`), and this CPU
+/// As [`matmul_columns`], and `cols` must start on a multiple of 16 and end on one or at `w.n()`, and this CPU
 /// must run [`Isa::Avx512Vnni`].
 pub unsafe fn matmul_panel_columns(w: &PanelMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
     debug_assert!(cols.end <= w.n() && cols.start.is_multiple_of(PANEL) && x.blocks_per_row() * BLOCK == w.k());
@@ -306,16 +306,20 @@ mod tests {
             return;
         }
         for format in BlockFormat::ALL {
-            let (n, k) = (32, 2 * format.block_weights().max(64));
+            // 37 columns: two whole panels and a partial one (its missing lanes are never stored)
+            let (n, k) = (37, 2 * format.block_weights().max(64));
             let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
             let w = BlockMatrix::new(format, n, k, &data).expect("shape");
-            let panels = PanelMatrix::new(&w).expect("n is a multiple of 16");
+            let panels = PanelMatrix::new(&w).expect("every matrix has panels");
             for rows in [1, 2, 3, 4, 5, 7, 8, 9, 25] {
                 let mut x = Q8Rows::new();
                 x.quantize(&activations(rows, k), rows, k);
-                let (mut want, mut got) = (vec![0f32; rows * n], vec![0f32; rows * n]);
+                // a sentinel after the output catches a store past the last column
+                let (mut want, mut got) = (vec![0f32; rows * n], vec![7f32; rows * n + 16]);
                 matmul(Isa::Scalar, &w, &x, &mut want);
-                matmul_panels(&panels, &x, &mut got);
+                matmul_panels(&panels, &x, &mut got[..rows * n]);
+                assert!(got[rows * n..].iter().all(|&v| v == 7.0), "{format:?}: a store past N");
+                got.truncate(rows * n);
                 let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want), "{format:?}, {rows} rows");
             }
@@ -340,9 +344,15 @@ mod tests {
         let mut whole = vec![0f32; rows * n];
         matmul(isa, &w, &x, &mut whole);
         let mut parts = vec![0f32; rows * n];
+        let panels = if isa.uses_panels() { PanelMatrix::new(&w) } else { None };
         for c in (0..n).step_by(16) {
-            // SAFETY: disjoint column ranges of a buffer of rows x n.
-            unsafe { matmul_columns(isa, &w, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n) };
+            // SAFETY: disjoint column ranges of a buffer of rows x n (panel-aligned for the panel kernel).
+            unsafe {
+                match &panels {
+                    Some(p) => matmul_panel_columns(p, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n),
+                    None => matmul_columns(isa, &w, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n),
+                }
+            }
         }
         assert_eq!(whole, parts);
     }

@@ -31,7 +31,7 @@ const Q6_K: u8 = 4;
 const TILE: usize = 4;
 
 /// Computes panels `panels` (columns `16p..16p+16` each) of `y = x @ W^T` for every row of `x`, writing
-/// `y[r * stride + n]`.
+/// `y[r * stride + n]` for the columns `n < N` of those panels.
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, BW and VNNI; `y` must be valid for writes at `r * stride + n` for every row `r`
@@ -65,6 +65,8 @@ struct Operands {
     half_sums: *const i32,
     y: *mut f32,
     stride: usize,
+    /// Output columns: the last panel stores only `n % 16` of its lanes when N does not fill it.
+    n: usize,
 }
 
 const fn format_of(f: u8) -> BlockFormat {
@@ -91,6 +93,7 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
         half_sums: x.all_half_sums().as_ptr(),
         y,
         stride,
+        n: w.n(),
     };
     for p in panels {
         let mut r0 = 0;
@@ -176,8 +179,10 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                 }
             }
         }
+        let lanes = (ops.n - p * PANEL).min(PANEL);
+        let keep: __mmask16 = if lanes == PANEL { 0xFFFF } else { (1u16 << lanes) - 1 };
         for r in 0..R {
-            _mm512_storeu_ps(ops.y.add((r0 + r) * ops.stride + p * PANEL), _mm512_add_ps(acc[r], off[r]));
+            _mm512_mask_storeu_ps(ops.y.add((r0 + r) * ops.stride + p * PANEL), keep, _mm512_add_ps(acc[r], off[r]));
         }
     }
 }

@@ -43,15 +43,13 @@ pub struct PanelMatrix {
 struct Line([u8; 64]);
 
 impl PanelMatrix {
-    /// Re-lays `w`, or `None` when its column count is not a multiple of [`PANEL`] (the caller keeps the block
-    /// layout and its kernel).
+    /// Re-lays `w`. A last panel that `N` does not fill holds zero codes and scales in its missing columns (the
+    /// kernel computes them and never stores them). `None` is kept for layouts the kernel cannot take (none yet:
+    /// the caller then keeps the block layout and its kernel).
     pub fn new(w: &BlockMatrix) -> Option<Self> {
-        if !w.n().is_multiple_of(PANEL) {
-            return None;
-        }
         let format = w.format();
         let panel_bytes = panel_bytes(format, w.k());
-        let total = w.n() / PANEL * panel_bytes;
+        let total = w.n().div_ceil(PANEL) * panel_bytes;
         let mut data = vec![Line([0; 64]); total.div_ceil(64)];
         // SAFETY: `Line` is 64 plain bytes; the slice covers exactly the vector's storage.
         let bytes = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, data.len() * 64) };
@@ -173,7 +171,7 @@ fn write_panel(w: &BlockMatrix, p: usize, out: &mut [u8]) {
     };
     for b in 0..blocks {
         let dst = &mut out[b * stride..(b + 1) * stride];
-        for c in 0..PANEL {
+        for c in 0..PANEL.min(w.n() - p * PANEL) {
             let row = w.row_bytes(p * PANEL + c);
             let block = &row[b * bytes..(b + 1) * bytes];
             dst[2 * c..2 * c + 2].copy_from_slice(&block[d_at..d_at + 2]);
@@ -242,10 +240,10 @@ mod tests {
     }
 
     #[test]
-    fn a_matrix_whose_columns_do_not_fill_panels_keeps_its_block_layout() {
+    fn panels_cover_every_column_and_have_the_blocks_size() {
         let data = vec![0u8; 24 * 20];
         let w = BlockMatrix::new(BlockFormat::Q4_1, 24, 32, &data).expect("shape");
-        assert!(PanelMatrix::new(&w).is_none());
+        assert_eq!(PanelMatrix::new(&w).expect("a partial last panel").panel(1).len(), 320);
         let data = vec![0u8; 32 * 20];
         let w = BlockMatrix::new(BlockFormat::Q4_1, 32, 32, &data).expect("shape");
         let p = PanelMatrix::new(&w).expect("two panels");

@@ -7,6 +7,7 @@ import json
 import os
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 
 import pytest
@@ -130,3 +131,27 @@ def test_int8_export_stays_close_to_the_float_model(tmp_path):
     rel = np.abs(got - ref).max() / np.abs(ref).max()
     assert rel < 0.05, rel
     assert (got.argmax(-1) == ref.argmax(-1)).mean() > 0.9
+
+
+def test_q8_0_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
+    # precision q8_0: every projection and the head become ai.specrt::MatMulGgml over GGML Q8_0 blocks (the engine
+    # runs them; Python's onnxruntime cannot, so the graph is checked here and decoded in tests/nat_translation.rs)
+    from export.ggml_blocks import ggml_encode
+
+    vocab = _vocab(DEFAULT_TOKENIZER)
+    w = random_weights(vocab=vocab, dim=64, heads=2, ffn=128, layers=2, positions=40, seed=5)
+    dims = dims_of(w, 2)
+    with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
+        tok = f.read()
+    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision="q8_0")
+    assert man["precision"]["weights"] == "q8_0" and "MatMulGgml" in man["precision"]["notes"][0]
+    model = onnx.load(os.path.join(tmp_path, "model.onnx"))
+    nodes = [n for n in model.graph.node if n.op_type == "MatMulGgml"]
+    assert len(nodes) == 2 * 7 + 1 and all(n.domain == "ai.specrt" for n in nodes)
+    assert not [n for n in model.graph.node if n.op_type in ("MatMul", "MatMulNBits")]
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    q = next(n for n in nodes if n.name == "layers.0.q_proj.weight")
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in q.attribute}
+    assert attrs == {"K": 64, "N": 64, "ggml_type": b"Q8_0"}
+    assert np.array_equal(inits[q.input[1]], ggml_encode(w["layers.0.q_proj.weight"].astype(np.float32), "Q8_0"))
+    assert any(o.domain == "ai.specrt" for o in model.opset_import)
