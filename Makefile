@@ -419,21 +419,14 @@ bench-kernels: setup fixtures datasets release peer $(MODELS)/smollm2-135m-instr
 
 # The numeric cost of the engine's kernels (issue 14): held-out NLL in the engine (examples/rust/heldout_nll.rs)
 # of SmolLM2's exports against the fp32 export of the same GGUF (its own weights, dequantized exactly): 64 chunks x
-# 256 tokens, half prose, half stdlib code (export.space_quality's held-out split). `nll-kernels-qwen` does the same
-# for Qwen2.5-Coder-1.5B's Q4_K_M file (its fp32 export is ~6 GB).
+# 256 tokens, half prose, half stdlib code (export.space_quality's held-out split). Not for Qwen2.5-1.5B yet: its fp32
+# reference export (6 GB of weights) peaks at over 24 GiB in the Python exporter and was killed here.
 NLL_CHUNKS := bench-out/nll/chunks-smollm2.json
-.PHONY: nll-kernels nll-kernels-qwen
+.PHONY: nll-kernels
 nll-kernels: setup release $(foreach p,fp32 int4 int4-ggml int4-ggml-f16kv,$(MODELS)/smollm2-135m-instruct-$(p)/manifest.json)
 	$(VPY) -m export.bench_q4_1 chunks --tokenizer $(SMOL_DEFAULT) --out $(NLL_CHUNKS)
 	cargo run --release --example heldout_nll -- --chunks $(NLL_CHUNKS) --ref fp32 \
 		$(foreach p,fp32 int4 int4-ggml int4-ggml-f16kv,--model $(p)=$(MODELS)/smollm2-135m-instruct-$(p)) --json bench-out/nll/smollm2.json
-QWEN_FP32 := $(MODELS)/qwen2.5-coder-1.5b-instruct-fp32
-$(QWEN_FP32)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
-	$(VPY) -m export gguf $< --precision fp32 --out $(QWEN_FP32)
-nll-kernels-qwen: setup release qwen-ggml $(QWEN_FP32)/manifest.json
-	$(VPY) -m export.bench_q4_1 chunks --tokenizer $(QWEN_GGML) --chunks 32 --out bench-out/nll/chunks-qwen.json
-	cargo run --release --example heldout_nll -- --chunks bench-out/nll/chunks-qwen.json --ref fp32 \
-		--model fp32=$(QWEN_FP32) --model ggml=$(QWEN_GGML) --model ggml-f16kv=$(QWEN_GGML)-f16kv --json bench-out/nll/qwen.json
 
 # Qwen2.5-Coder-1.5B (needs `make qwen`, ~3.5 GB in models/): AR vs llama.cpp, then speculative decoding and HSDDW.
 QWEN_GGUF := .cache/gguf/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
