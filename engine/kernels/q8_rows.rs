@@ -39,7 +39,7 @@ impl Q8Rows {
         self.sums.resize(rows * nb, 0.0);
         self.half_sums.resize(rows * nb * 2, 0);
         #[cfg(target_arch = "x86_64")]
-        let simd = super::Isa::detect().has_avx2();
+        let simd = std::arch::is_x86_feature_detected!("avx2");
         for (i, block) in x.chunks_exact(BLOCK).enumerate() {
             let codes = &mut self.codes[i * BLOCK..(i + 1) * BLOCK];
             #[cfg(target_arch = "x86_64")]
