@@ -53,9 +53,20 @@ impl PanelMatrix {
         let mut data = vec![Line([0; 64]); total.div_ceil(64)];
         // SAFETY: `Line` is 64 plain bytes; the slice covers exactly the vector's storage.
         let bytes = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, data.len() * 64) };
-        for (p, panel) in bytes[..total].chunks_exact_mut(panel_bytes).enumerate() {
-            write_panel(w, p, panel);
-        }
+        // Panels are independent: a large matrix is split over the machine's threads (Qwen2.5-1.5B's ~1 GB of
+        // weights took 3.3 s on one thread at load before; the loop below writes each byte once).
+        let panels = w.n().div_ceil(PANEL);
+        let threads = if total < (8 << 20) { 1 } else { std::thread::available_parallelism().map_or(1, |t| t.get()).min(8) };
+        let per = panels.div_ceil(threads);
+        std::thread::scope(|scope| {
+            for (t, part) in bytes[..total].chunks_mut(per * panel_bytes).enumerate() {
+                scope.spawn(move || {
+                    for (i, panel) in part.chunks_exact_mut(panel_bytes).enumerate() {
+                        write_panel(w, t * per + i, panel);
+                    }
+                });
+            }
+        });
         Some(PanelMatrix { format, n: w.n(), k: w.k(), data, panel_bytes })
     }
 
@@ -193,17 +204,29 @@ fn write_panel(w: &BlockMatrix, p: usize, out: &mut [u8]) {
                     _ => {}
                 }
                 let codes = &mut dst[at + sub_scale_bytes(format)..at + sub_scale_bytes(format) + code_bytes(format)];
-                for (i, &u) in unsigned_codes(format, block, j).iter().enumerate() {
-                    let (g, lane) = (i / 4, 4 * c + i % 4);
+                let u = unsigned_codes(format, block, j);
+                for i4 in 0..4 {
+                    let lane = 4 * c + i4;
                     if nibble_codes(format) {
-                        // vector g < 4 in the low nibbles of 64-byte group g, g >= 4 in the high nibbles of g - 4
-                        let low = u & 0x0F;
-                        codes[64 * (g % 4) + lane] |= if g < 4 { low } else { low << 4 };
+                        // vector h < 4 in the low nibbles of 64-byte group h, vector h + 4 in its high nibbles;
+                        // Q6_K's high 2 bits of vector g at bits 2 (g % 4) of byte group 4 + g / 4
+                        for h in 0..4 {
+                            let (lo, hi) = (u[4 * h + i4], u[4 * (h + 4) + i4]);
+                            codes[64 * h + lane] = (lo & 0x0F) | ((hi & 0x0F) << 4);
+                        }
                         if format == BlockFormat::Q6_K {
-                            codes[256 + 64 * (g / 4) + lane] |= (u >> 4) << (2 * (g % 4));
+                            for half in 0..2 {
+                                let mut bits = 0u8;
+                                for s in 0..4 {
+                                    bits |= (u[4 * (4 * half + s) + i4] >> 4) << (2 * s);
+                                }
+                                codes[256 + 64 * half + lane] = bits;
+                            }
                         }
                     } else {
-                        codes[64 * g + lane] = u;
+                        for g in 0..8 {
+                            codes[64 * g + lane] = u[4 * g + i4];
+                        }
                     }
                 }
             }
