@@ -20,7 +20,7 @@
 
 use std::ops::Range;
 
-use super::block_format::BLOCK;
+use super::block_format::{BlockFormat, BLOCK};
 use super::block_matrix::BlockMatrix;
 use super::panel_matrix::{PanelMatrix, PANEL};
 use super::q8_rows::Q8Rows;
@@ -67,9 +67,14 @@ impl Isa {
         Isa::Scalar
     }
 
-    /// Whether this instruction set multiplies [`PanelMatrix`] copies (made once per weight matrix).
-    pub fn uses_panels(self) -> bool {
-        self == Isa::Avx512Vnni
+    /// Whether this instruction set multiplies [`PanelMatrix`] copies (made once per weight matrix) of `format`:
+    /// AVX-512 VNNI every format, AVX2 all but Q8_0 (whose unsigned codes would saturate `vpmaddubsw`).
+    pub fn uses_panels(self, format: BlockFormat) -> bool {
+        match self {
+            Isa::Avx512Vnni => true,
+            Isa::Avx2 => format != BlockFormat::Q8_0,
+            Isa::Scalar => false,
+        }
     }
 
     /// A word for logs and benchmark records.
@@ -98,20 +103,26 @@ pub unsafe fn matmul_columns(isa: Isa, w: &BlockMatrix, x: &Q8Rows, cols: Range<
     }
 }
 
-/// Computes the columns `cols` of `y = x @ W^T` from the panel copy of `W`.
+/// Computes the columns `cols` of `y = x @ W^T` from the panel copy of `W` with `isa`'s panel kernel.
 ///
 /// # Safety
-/// As [`matmul_columns`], and `cols` must start on a multiple of 16 and end on one or at `w.n()`, and this CPU
-/// must run [`Isa::Avx512Vnni`].
-pub unsafe fn matmul_panel_columns(w: &PanelMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
+/// As [`matmul_columns`], and `cols` must start on a multiple of 16 and end on one or at `w.n()`, and
+/// `isa.uses_panels(w.format())` must hold on this CPU ([`Isa::detect`] or an instruction set it includes).
+pub unsafe fn matmul_panel_columns(isa: Isa, w: &PanelMatrix, x: &Q8Rows, cols: Range<usize>, y: *mut f32, stride: usize) {
     debug_assert!(cols.end <= w.n() && cols.start.is_multiple_of(PANEL) && x.blocks_per_row() * BLOCK == w.k());
+    debug_assert!(isa.uses_panels(w.format()));
+    let panels = cols.start / PANEL..cols.end.div_ceil(PANEL);
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded from the caller.
     unsafe {
-        super::block_matmul_avx512::matmul_panels(w, x, cols.start / PANEL..cols.end.div_ceil(PANEL), y, stride)
+        if isa == Isa::Avx512Vnni {
+            super::block_matmul_avx512::matmul_panels(w, x, panels, y, stride)
+        } else {
+            super::block_matmul_avx2_panels::matmul_panels(w, x, panels, y, stride)
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (w, x, cols, y, stride);
+    let _ = (isa, w, x, panels, y, stride);
 }
 
 /// `y = x @ W^T` for all columns, on the calling thread (`y`: `x.rows() x w.n()`, row-major).
@@ -127,25 +138,27 @@ pub fn matmul(isa: Isa, w: &BlockMatrix, x: &Q8Rows, y: &mut [f32]) {
         Isa::Avx2 if !best.has_avx2() => Isa::Scalar,
         other => other,
     };
-    if isa.uses_panels() {
+    if isa.uses_panels(w.format()) {
         if let Some(panels) = PanelMatrix::new(w) {
-            return matmul_panels(&panels, x, y);
+            return matmul_panels(isa, &panels, x, y);
         }
     }
     // SAFETY: `y` covers rows x n exclusively and the shapes were checked above.
     unsafe { matmul_columns(isa, w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
 }
 
-/// `y = x @ W^T` from a panel copy, on the calling thread.
+/// `y = x @ W^T` from a panel copy with `isa`'s panel kernel, on the calling thread.
 ///
 /// # Panics
-/// If the shapes disagree or this CPU does not run [`Isa::Avx512Vnni`].
-pub fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, y: &mut [f32]) {
+/// If the shapes disagree, `isa` has no panel kernel for the format, or this CPU does not run `isa`.
+pub fn matmul_panels(isa: Isa, w: &PanelMatrix, x: &Q8Rows, y: &mut [f32]) {
     assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
     assert_eq!(y.len(), x.rows() * w.n(), "output size != rows x N");
-    assert_eq!(Isa::detect(), Isa::Avx512Vnni, "the panel kernel needs AVX-512 VNNI");
+    assert!(isa.uses_panels(w.format()), "{} has no panel kernel for {}", isa.name(), w.format().name());
+    let best = Isa::detect();
+    assert!(best == isa || (isa == Isa::Avx2 && best.has_avx2()), "this CPU does not run {}", isa.name());
     // SAFETY: `y` covers rows x n exclusively, the shapes and the CPU were checked above.
-    unsafe { matmul_panel_columns(w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
+    unsafe { matmul_panel_columns(isa, w, x, 0..w.n(), y.as_mut_ptr(), w.n()) }
 }
 
 /// The portable kernel: per (row, column), integer sub-block sums scaled and accumulated in sub-block order.
@@ -301,11 +314,13 @@ mod tests {
     fn the_panel_kernel_gives_the_scalar_kernels_bits() {
         // The AVX-512 VNNI kernel keeps the scalar reference's integer sums and float order exactly, so a model
         // computes the same numbers on both; 1..25 rows (whole and partial tiles), every format, two panels.
-        if Isa::detect() != Isa::Avx512Vnni {
-            eprintln!("skipped: this CPU has no AVX-512 VNNI");
+        let isas: Vec<Isa> =
+            [Isa::Avx2, Isa::Avx512Vnni].into_iter().filter(|&i| Isa::detect() == i || (i == Isa::Avx2 && Isa::detect().has_avx2())).collect();
+        if isas.is_empty() {
+            eprintln!("skipped: this CPU has neither AVX2 nor AVX-512 VNNI");
             return;
         }
-        for format in BlockFormat::ALL {
+        for (isa, format) in isas.iter().flat_map(|&i| BlockFormat::ALL.into_iter().filter(move |&f| i.uses_panels(f)).map(move |f| (i, f))) {
             // 37 columns: two whole panels and a partial one (its missing lanes are never stored)
             let (n, k) = (37, 2 * format.block_weights().max(64));
             let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
@@ -317,19 +332,20 @@ mod tests {
                 // a sentinel after the output catches a store past the last column
                 let (mut want, mut got) = (vec![0f32; rows * n], vec![7f32; rows * n + 16]);
                 matmul(Isa::Scalar, &w, &x, &mut want);
-                matmul_panels(&panels, &x, &mut got[..rows * n]);
-                assert!(got[rows * n..].iter().all(|&v| v == 7.0), "{format:?}: a store past N");
+                matmul_panels(isa, &panels, &x, &mut got[..rows * n]);
+                assert!(got[rows * n..].iter().all(|&v| v == 7.0), "{format:?} {isa:?}: a store past N");
                 got.truncate(rows * n);
                 let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got), bits(&want), "{format:?}, {rows} rows");
+                assert_eq!(bits(&got), bits(&want), "{format:?} {isa:?}, {rows} rows");
             }
             // negative control: the AVX2 kernel sums in another order and does not give these bits
             let mut x = Q8Rows::new();
             x.quantize(&activations(3, k), 3, k);
-            let (mut scalar, mut avx2) = (vec![0f32; 3 * n], vec![0f32; 3 * n]);
+            let (mut scalar, mut blocks) = (vec![0f32; 3 * n], vec![0f32; 3 * n]);
             matmul(Isa::Scalar, &w, &x, &mut scalar);
-            matmul(Isa::Avx2, &w, &x, &mut avx2);
-            assert_ne!(scalar, avx2, "{format:?}: the control should differ in the last bits");
+            // SAFETY: the whole of a rows x n buffer; AVX2 is there (isas is not empty).
+            unsafe { matmul_columns(Isa::Avx2, &w, &x, 0..n, blocks.as_mut_ptr(), n) };
+            assert_ne!(scalar, blocks, "{format:?}: the control should differ in the last bits");
         }
     }
 
@@ -344,12 +360,12 @@ mod tests {
         let mut whole = vec![0f32; rows * n];
         matmul(isa, &w, &x, &mut whole);
         let mut parts = vec![0f32; rows * n];
-        let panels = if isa.uses_panels() { PanelMatrix::new(&w) } else { None };
+        let panels = if isa.uses_panels(w.format()) { PanelMatrix::new(&w) } else { None };
         for c in (0..n).step_by(16) {
             // SAFETY: disjoint column ranges of a buffer of rows x n (panel-aligned for the panel kernel).
             unsafe {
                 match &panels {
-                    Some(p) => matmul_panel_columns(p, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n),
+                    Some(p) => matmul_panel_columns(isa, p, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n),
                     None => matmul_columns(isa, &w, &x, c..(c + 16).min(n), parts.as_mut_ptr(), n),
                 }
             }

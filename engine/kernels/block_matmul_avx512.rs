@@ -19,13 +19,8 @@ use std::ops::Range;
 
 use super::block_format::{BlockFormat, BLOCK};
 use super::panel_matrix::{self, PanelMatrix, PANEL};
+use super::panel_operands::{format_of, Operands, Q4_0, Q4_1, Q4_K, Q6_K, Q8_0};
 use super::q8_rows::Q8Rows;
-
-const Q4_0: u8 = 0;
-const Q4_1: u8 = 1;
-const Q8_0: u8 = 2;
-const Q4_K: u8 = 3;
-const Q6_K: u8 = 4;
 
 /// Rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers).
 const TILE: usize = 4;
@@ -50,51 +45,9 @@ pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<us
     }
 }
 
-/// Operands of one call, as raw pointers for the inner loops.
-#[derive(Clone, Copy)]
-struct Operands {
-    weights: *const u8,
-    panel_bytes: usize,
-    /// Stored blocks per column (K / 32, or K / 256 for the K-quants).
-    blocks: usize,
-    /// Activation blocks per row (K / 32).
-    xblocks: usize,
-    codes: *const i8,
-    scales: *const f32,
-    sums: *const f32,
-    half_sums: *const i32,
-    y: *mut f32,
-    stride: usize,
-    /// Output columns: the last panel stores only `n % 16` of its lanes when N does not fill it.
-    n: usize,
-}
-
-const fn format_of(f: u8) -> BlockFormat {
-    match f {
-        Q4_0 => BlockFormat::Q4_0,
-        Q4_1 => BlockFormat::Q4_1,
-        Q8_0 => BlockFormat::Q8_0,
-        Q4_K => BlockFormat::Q4_K,
-        _ => BlockFormat::Q6_K,
-    }
-}
-
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
-    let format = format_of(F);
-    let ops = Operands {
-        weights: w.panel(0).as_ptr(),
-        panel_bytes: w.panel_bytes(),
-        blocks: w.k() / format.block_weights(),
-        xblocks: x.blocks_per_row(),
-        codes: x.all_codes().as_ptr(),
-        scales: x.all_scales().as_ptr(),
-        sums: x.all_sums().as_ptr(),
-        half_sums: x.all_half_sums().as_ptr(),
-        y,
-        stride,
-        n: w.n(),
-    };
+    let ops = Operands::new(w, x, y, stride);
     for p in panels {
         let mut r0 = 0;
         while r0 < x.rows() {

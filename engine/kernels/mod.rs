@@ -18,10 +18,13 @@ pub mod block_matmul;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx2;
 #[cfg(target_arch = "x86_64")]
+mod block_matmul_avx2_panels;
+#[cfg(target_arch = "x86_64")]
 mod block_matmul_avx512;
 pub mod block_matrix;
 pub mod half;
 pub mod panel_matrix;
+mod panel_operands;
 pub mod q8_rows;
 
 pub use block_format::BlockFormat;

@@ -69,7 +69,7 @@ impl Operator for MatMulGgml {
         let isa = Isa::detect();
         // The panel copy is made here, while the session loads, where W is a constant initializer (it is in every
         // export); `compute` checks it was made from the buffer it is given and re-makes it otherwise.
-        let panels = if isa.uses_panels() { constant_panels(kctx, format, k, n) } else { None };
+        let panels = if isa.uses_panels(format) { constant_panels(kctx, format, k, n) } else { None };
         Ok(MatMulGgmlKernel { node, format, k, n, isa, panels })
     }
 }
@@ -120,7 +120,7 @@ unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
     // only where it runs the panel kernel.
     unsafe {
         match task.panels {
-            Some(p) => block_matmul::matmul_panel_columns(p, task.rows, cols, task.out, n),
+            Some(p) => block_matmul::matmul_panel_columns(task.isa, p, task.rows, cols, task.out, n),
             None => block_matmul::matmul_columns(task.isa, &task.matrix, task.rows, cols, task.out, n),
         }
     }
@@ -154,7 +154,7 @@ impl Kernel for MatMulGgmlKernel {
             return Ok(());
         }
         let key = (w_ptr as usize, w_len);
-        if self.isa.uses_panels() && self.panels.as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
+        if self.isa.uses_panels(self.format) && self.panels.as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
             self.panels = PanelMatrix::new(&matrix).map(|m| (key.0, key.1, m));
         }
         let panels = self.panels.as_ref().map(|(_, _, m)| m);

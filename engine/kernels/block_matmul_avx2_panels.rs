@@ -1,0 +1,192 @@
+//! The AVX2 block matmul over the same 16-column panels as the AVX-512 VNNI kernel ([`PanelMatrix`], x86-64), for
+//! CPUs without AVX-512 VNNI (Zen 3, client cores): each panel is walked as two 8-column halves, whose bytes are
+//! the low and high 32 bytes of every 64-byte panel vector. Bit-identical to the scalar reference, like the
+//! AVX-512 kernel: the same exact integer sums, the same float order.
+//!
+//! Without `vpdpbusd` the 4-input groups are multiplied by `vpmaddubsw` (unsigned codes x signed activations into
+//! exact int16 pair sums) and `vpmaddwd` by ones. 4-bit codes let four groups' pair sums add up in int16 first
+//! (|sum| <= 4 x 2 x 15 x 127 = 15,240), one `vpmaddwd` per chain; Q6_K's 6-bit codes widen each group
+//! (2 x 63 x 127 = 16,002 per pair, too large to add four). Q8_0's codes (`q + 128`, up to 255) would saturate
+//! `vpmaddubsw`, so Q8_0 keeps the block-layout AVX2 kernel ([`super::Isa::uses_panels`]).
+
+use std::arch::x86_64::*;
+use std::ops::Range;
+
+use super::block_format::{BlockFormat, BLOCK};
+use super::panel_matrix::{self, PanelMatrix, PANEL};
+use super::panel_operands::{format_of, Operands, Q4_0, Q4_1, Q4_K, Q6_K};
+use super::q8_rows::Q8Rows;
+
+/// Columns per half panel (one 256-bit vector of int32 or float lanes).
+const HALF: usize = PANEL / 2;
+/// Rows per tile.
+const TILE: usize = 4;
+
+/// See [`super::block_matmul_avx512::matmul_panels`] (same contract; the CPU must have AVX2, FMA and F16C, and
+/// the matrix must not be Q8_0).
+pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match w.format() {
+            BlockFormat::Q4_0 => rows::<Q4_0>(w, x, panels, y, stride),
+            BlockFormat::Q4_1 => rows::<Q4_1>(w, x, panels, y, stride),
+            BlockFormat::Q4_K => rows::<Q4_K>(w, x, panels, y, stride),
+            BlockFormat::Q6_K => rows::<Q6_K>(w, x, panels, y, stride),
+            BlockFormat::Q8_0 => unreachable!("Q8_0 keeps the block-layout kernel (Isa::uses_panels)"),
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
+    let ops = Operands::new(w, x, y, stride);
+    for p in panels {
+        for h in 0..2 {
+            if p * PANEL + h * HALF >= ops.n {
+                break;
+            }
+            let mut r0 = 0;
+            while r0 < x.rows() {
+                let left = x.rows() - r0;
+                // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
+                unsafe {
+                    match left {
+                        1 => tile::<F, 1>(ops, p, h, r0),
+                        2 => tile::<F, 2>(ops, p, h, r0),
+                        3 => tile::<F, 3>(ops, p, h, r0),
+                        _ => tile::<F, TILE>(ops, p, h, r0),
+                    }
+                }
+                r0 += left.min(TILE);
+            }
+        }
+    }
+}
+
+/// Output elements `y[r0..r0+R, 16p + 8h .. 16p + 8h + 8]` (those below N).
+#[inline(always)]
+unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+    let format = format_of(F);
+    let has_m = F == Q4_1 || F == Q4_K;
+    let sub = format.sub_blocks();
+    let (header, sub_scales, code_bytes) =
+        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
+    let block_stride = panel_matrix::block_stride(format);
+    // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
+    unsafe {
+        let base = ops.weights.add(p * ops.panel_bytes);
+        let mut acc = [_mm256_setzero_ps(); R];
+        let mut off = [_mm256_setzero_ps(); R];
+        for b in 0..ops.blocks {
+            let blk = base.add(b * block_stride);
+            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+            let mv = if has_m { _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i)) } else { _mm256_setzero_ps() };
+            for j in 0..sub {
+                let at = blk.add(header + j * (sub_scales + code_bytes));
+                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
+                let (s_lo, s_hi, m) = match F {
+                    Q4_K => {
+                        let sc = _mm256_cvtepu8_epi32(bytes8(0));
+                        let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
+                        let m = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)));
+                        (sc, sc, m)
+                    }
+                    Q6_K => (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)), mv),
+                    _ => (_mm256_setzero_si256(), _mm256_setzero_si256(), mv),
+                };
+                let v = codes::<F>(at.add(sub_scales), h);
+                for r in 0..R {
+                    let i = (r0 + r) * ops.xblocks + b * sub + j;
+                    let a = ops.codes.add(i * BLOCK) as *const i32;
+                    let ones = _mm256_set1_epi16(1);
+                    let mut pairs = [_mm256_setzero_si256(); 8];
+                    for (k, o) in pairs.iter_mut().enumerate() {
+                        *o = _mm256_maddubs_epi16(v[k], bcast(a, k));
+                    }
+                    let (lo, hi) = if F == Q6_K {
+                        let mut q = [_mm256_setzero_si256(); 8];
+                        for (o, &pk) in q.iter_mut().zip(&pairs) {
+                            *o = _mm256_madd_epi16(pk, ones);
+                        }
+                        (
+                            _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])),
+                            _mm256_add_epi32(_mm256_add_epi32(q[4], q[5]), _mm256_add_epi32(q[6], q[7])),
+                        )
+                    } else {
+                        // four groups' exact pair sums add up in int16 (4-bit codes: |sum| <= 15,240)
+                        let sum4 = |a: __m256i, b: __m256i, c: __m256i, d: __m256i| {
+                            _mm256_madd_epi16(_mm256_add_epi16(_mm256_add_epi16(a, b), _mm256_add_epi16(c, d)), ones)
+                        };
+                        (sum4(pairs[0], pairs[1], pairs[2], pairs[3]), sum4(pairs[4], pairs[5], pairs[6], pairs[7]))
+                    };
+                    let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                    let isum = match F {
+                        Q4_1 => _mm256_add_epi32(lo, hi),
+                        Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
+                        Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
+                        _ => _mm256_add_epi32(
+                            _mm256_mullo_epi32(_mm256_sub_epi32(lo, _mm256_set1_epi32(32 * hs_lo)), s_lo),
+                            _mm256_mullo_epi32(_mm256_sub_epi32(hi, _mm256_set1_epi32(32 * hs_hi)), s_hi),
+                        ),
+                    };
+                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
+                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                    if has_m {
+                        off[r] = _mm256_add_ps(off[r], _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i))));
+                    }
+                }
+            }
+        }
+        let col = p * PANEL + h * HALF;
+        let lanes = (ops.n - col).min(HALF);
+        for r in 0..R {
+            let out = _mm256_add_ps(acc[r], off[r]);
+            let dst = ops.y.add((r0 + r) * ops.stride + col);
+            if lanes == HALF {
+                _mm256_storeu_ps(dst, out);
+            } else {
+                let mut tmp = [0f32; HALF];
+                _mm256_storeu_ps(tmp.as_mut_ptr(), out);
+                std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, lanes);
+            }
+        }
+    }
+}
+
+/// The 8 code vectors of half `h` of one sub-block (vector g: inputs 4g..4g+4 of 8 columns).
+#[inline(always)]
+unsafe fn codes<const F: u8>(at: *const u8, h: usize) -> [__m256i; 8] {
+    // SAFETY: the sub-block's code bytes (panel_matrix::code_bytes) are readable at `at`.
+    unsafe {
+        let load = |o: usize| _mm256_loadu_si256(at.add(o + 32 * h) as *const __m256i);
+        let mask = _mm256_set1_epi8(0x0F);
+        let mut v = [_mm256_setzero_si256(); 8];
+        for g in 0..4 {
+            let packed = load(64 * g);
+            v[g] = _mm256_and_si256(packed, mask);
+            v[g + 4] = _mm256_and_si256(_mm256_srli_epi16(packed, 4), mask);
+        }
+        if F == Q6_K {
+            let high = [load(256), load(320)];
+            let m30 = _mm256_set1_epi8(0x30);
+            for (g, o) in v.iter_mut().enumerate() {
+                let q = high[g / 4];
+                let shifted = match g % 4 {
+                    0 => _mm256_slli_epi16(q, 4),
+                    1 => _mm256_slli_epi16(q, 2),
+                    2 => q,
+                    _ => _mm256_srli_epi16(q, 2),
+                };
+                *o = _mm256_or_si256(*o, _mm256_and_si256(shifted, m30));
+            }
+        }
+        v
+    }
+}
+
+/// Activation codes `4g..4g+4` of a block in every lane.
+#[inline(always)]
+unsafe fn bcast(a: *const i32, g: usize) -> __m256i {
+    // SAFETY: g < 8 and `a` points at 32 readable bytes.
+    unsafe { _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g))) }
+}
