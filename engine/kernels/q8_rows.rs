@@ -134,7 +134,7 @@ fn quantize_block(block: &[f32], codes: &mut [i8]) -> BlockStats {
         *q = (v * id).round_ties_even() as i8;
     }
     let lane = |l: usize| ((block[l] + block[l + 8]) + block[l + 16]) + block[l + 24];
-    let t: Vec<f32> = (0..4).map(|l| lane(l) + lane(l + 4)).collect();
+    let t: [f32; 4] = std::array::from_fn(|l| lane(l) + lane(l + 4));
     let sum = (t[0] + t[2]) + (t[1] + t[3]);
     let half = |h: &[i8]| h.iter().map(|&c| i32::from(c)).sum::<i32>();
     BlockStats { scale: d, sum, half_sums: (half(&codes[..BLOCK / 2]), half(&codes[BLOCK / 2..])) }
