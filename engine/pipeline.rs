@@ -130,6 +130,12 @@ impl Pipeline {
         self.prepare_strategy()
     }
 
+    /// The backend's fixed costs of a run call and of a graph node, where the backend measures them (tiny graphs
+    /// run on the pipeline's settings; the benchmark's overhead figures).
+    pub fn backend_call_cost(&self) -> Result<Option<crate::backend::CallCost>> {
+        self.backend.call_cost()
+    }
+
     /// The pipeline's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -292,6 +298,7 @@ impl Pipeline {
         let mut sink = OutputSink::new(&self.tokenizer, stop_ids, &stop_strings, max_tokens, on_text, cancel);
         self.target.reset();
         let backend_before = self.target.backend_seconds() + self.strategy.backend_seconds();
+        let calls_before = self.target.backend_calls() + self.strategy.backend_calls();
         let start = Instant::now();
         let result = {
             let mut ctx = DecodeContext { target: &mut self.target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
@@ -305,6 +312,7 @@ impl Pipeline {
         stats.new_tokens = tokens.len();
         stats.committed_tokens = tokens.len() + usize::from(stop_token);
         stats.backend_seconds = self.target.backend_seconds() + self.strategy.backend_seconds() - backend_before;
+        stats.backend_calls = self.target.backend_calls() + self.strategy.backend_calls() - calls_before;
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }

@@ -88,6 +88,9 @@ pub struct Stats {
     /// Seconds spent inside the backend's run calls of every model (target and drafters); the rest of the wall time
     /// is the engine's own overhead (sampling, masks, bookkeeping, detokenizing).
     pub backend_seconds: f64,
+    /// Run calls into the backend by every model (target and drafters), the prefill included: each pays the
+    /// backend's fixed per-call cost (docs/BENCHMARKS.md, "Honest overhead").
+    pub backend_calls: u64,
     /// Seconds spent drafting.
     pub draft_seconds: f64,
     /// Strategy-specific figures (HSDDW's per-level counts and threshold trajectories, tree drafting's head and
@@ -200,6 +203,7 @@ impl Stats {
             "verify_seconds": self.verify_seconds,
             "other_seconds": self.other_seconds(),
             "backend_seconds": self.backend_seconds,
+            "backend_calls": self.backend_calls,
             "overhead_share": self.overhead_share(),
             "tokenize_seconds": self.tokenize_seconds,
             "detokenize_seconds": self.detokenize_seconds,

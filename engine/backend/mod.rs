@@ -55,6 +55,9 @@ pub trait DecoderGraph: Send {
     /// Cumulative seconds spent inside the backend's run call (to measure the engine's own overhead).
     fn backend_seconds(&self) -> f64;
 
+    /// Run calls made so far (each pays the backend's fixed per-call cost; the benchmark's overhead table).
+    fn backend_calls(&self) -> u64;
+
     /// KV slots available (the context length).
     fn capacity(&self) -> usize;
 
@@ -97,6 +100,9 @@ pub trait EncoderGraph: Send {
 
     /// Cumulative seconds spent inside the backend's run call.
     fn backend_seconds(&self) -> f64;
+
+    /// Run calls made so far.
+    fn backend_calls(&self) -> u64;
 }
 
 /// A named input of a head graph.
@@ -133,6 +139,9 @@ pub trait HeadGraph: Send {
 
     /// Cumulative seconds spent inside the backend's run call.
     fn backend_seconds(&self) -> f64;
+
+    /// Run calls made so far.
+    fn backend_calls(&self) -> u64;
 }
 
 /// Something that can open graphs.
@@ -153,6 +162,22 @@ pub trait Backend: Send + Sync {
 
     /// Opens the head graph `graph.file` inside `dir`, after checking its inputs and outputs against `graph`.
     fn open_head(&self, dir: &Path, graph: &GraphSpec) -> Result<Box<dyn HeadGraph>>;
+
+    /// The backend's own fixed costs of a run call and of a graph node (measured on tiny graphs), where the
+    /// backend can measure them; `None` otherwise.
+    fn call_cost(&self) -> Result<Option<CallCost>> {
+        Ok(None)
+    }
+}
+
+/// A backend's fixed costs, measured on graphs that do (almost) no arithmetic.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CallCost {
+    /// Seconds of one run call of a one-node graph: the call itself (argument checks, the executor, the output
+    /// binding).
+    pub per_call_seconds: f64,
+    /// Seconds each further node adds (a chain of nodes over one float: the executor's dispatch per node).
+    pub per_node_seconds: f64,
 }
 
 /// The one factory: the backend a config's `backend.kind` names.

@@ -9,6 +9,7 @@
 pub mod gpu;
 pub mod matrix;
 pub mod nat;
+pub mod overhead;
 pub mod prompts;
 pub mod report;
 
@@ -81,6 +82,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut records = Vec::new();
     let mut latency = Vec::new();
+    let mut overheads = Vec::new();
     // AR outputs of a target, measured once per run and shared by every pipeline over the same target and
     // numerics (speedups stay same-run ratios; AR is not re-measured for each drafter).
     let mut ar_cache: Vec<((PathBuf, bool), Vec<Vec<Output>>)> = Vec::new();
@@ -113,6 +115,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             None
         };
         let peak_rss_mb = report::peak_rss_mb();
+        let per_call = pipeline.backend_call_cost()?;
+        overheads.push(overhead::OverheadRow::from_outputs(&name, "ar", ar.iter().flatten(), per_call));
+        if let Some(own) = &own {
+            overheads.push(overhead::OverheadRow::from_outputs(&name, strategy.name(), own.iter().flatten(), per_call));
+        }
         for (set, ar_outputs) in sets.iter().zip(&ar) {
             let ar_row = ResultRow::from_outputs(&name, "ar", &model, &set.category, ar_outputs, ar_outputs, None, peak_rss_mb);
             let ar_tps = ar_row.tokens_per_second;
@@ -134,8 +141,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     report::fill_speedup_vs_fastest_ar(&mut rows, matrix.fastest_ar.as_deref());
     let overall = report::overall_rows(&rows);
     rows.extend(overall);
-    report::write(&args.out, &matrix, &rows, &latency, &records)?;
-    eprintln!("{}", report::markdown(&rows, &latency));
+    report::write(&args.out, &matrix, &rows, &latency, &overheads, &records)?;
+    eprintln!("{}", report::markdown(&rows, &latency, &overheads));
     eprintln!("bench: wrote {}", args.out.join("results.json").display());
     Ok(())
 }

@@ -119,6 +119,8 @@ struct Run {
     latencies_ms: Vec<f64>,
     total_seconds: f64,
     backend_seconds: f64,
+    /// Run calls into the backend (NAT: one per sentence or batch; AR: one per committed token + the prefill).
+    backend_calls: u64,
 }
 
 fn progress(label: &str, done: usize, total: usize, start: Instant) {
@@ -132,9 +134,10 @@ fn progress(label: &str, done: usize, total: usize, start: Instant) {
 
 fn nat_batch1(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label: &str) -> Result<Run> {
     p.set_decode(decode);
-    let backend0 = p.backend_seconds();
+    let (backend0, calls0) = (p.backend_seconds(), p.backend_calls());
     let start = Instant::now();
-    let mut run = Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0 };
+    let mut run =
+        Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0, backend_calls: 0 };
     for (i, pair) in pairs.iter().enumerate() {
         let t0 = Instant::now();
         let t: Translation = p.translate_one(&pair.en)?;
@@ -145,13 +148,14 @@ fn nat_batch1(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label:
     }
     run.total_seconds = start.elapsed().as_secs_f64();
     run.backend_seconds = p.backend_seconds() - backend0;
+    run.backend_calls = p.backend_calls() - calls0;
     Ok(run)
 }
 
 fn nat_batched(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label: &str) -> Result<Run> {
     p.set_decode(decode);
     let sources: Vec<String> = pairs.iter().map(|x| x.en.clone()).collect();
-    let backend0 = p.backend_seconds();
+    let (backend0, calls0) = (p.backend_seconds(), p.backend_calls());
     let start = Instant::now();
     let out = p.translate(&sources)?;
     let total = start.elapsed().as_secs_f64();
@@ -163,12 +167,14 @@ fn nat_batched(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label
         texts: out.into_iter().map(|t| t.text).collect(),
         total_seconds: total,
         backend_seconds: p.backend_seconds() - backend0,
+        backend_calls: p.backend_calls() - calls0,
     })
 }
 
 fn ar_batch1(p: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize, label: &str) -> Result<Run> {
     let start = Instant::now();
-    let mut run = Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0 };
+    let mut run =
+        Run { label: label.into(), texts: vec![], tokens: vec![], latencies_ms: vec![], total_seconds: 0.0, backend_seconds: 0.0, backend_calls: 0 };
     for (i, pair) in pairs.iter().enumerate() {
         let req = GenerationRequest {
             prompt: Some(Prompt::Text(pair.en.clone())),
@@ -181,6 +187,7 @@ fn ar_batch1(p: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize, label: &st
         let out = p.generate(&req, &mut |_| true)?;
         run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         run.backend_seconds += out.stats.backend_seconds;
+        run.backend_calls += out.stats.backend_calls;
         run.tokens.push(out.tokens.len());
         run.texts.push(out.text.trim().to_string());
         progress(label, i + 1, pairs.len(), start);
@@ -325,12 +332,19 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
             "latency_ms": {"nat_greedy": greedy.latencies_ms[i], "nat_beam": beam.latencies_ms[i], "ar": ar_run.latencies_ms[i]},
         }));
     }
+    // ONNX Runtime's own cost of a Run (a one-node graph), priced per run: the fixed part of every call.
+    let cost = nat.backend_call_cost()?;
+    let per_call = cost.map(|c| c.per_call_seconds);
     let runs: Vec<serde_json::Value> = [&greedy, &beam, &greedy_batched, &beam_batched, &ar_run]
         .iter()
         .map(|r| {
             let (b, c) = bleu_chrf(&r.texts, &refs).unwrap_or((0.0, 0.0));
+            let sentences = r.texts.len().max(1) as f64;
             serde_json::json!({"run": r.label, "bleu": b, "chrf": c, "mean_ms_per_sentence": mean(&r.latencies_ms),
-                "sentences_per_second": r.texts.len() as f64 / r.total_seconds.max(1e-9), "seconds": r.total_seconds})
+                "sentences_per_second": r.texts.len() as f64 / r.total_seconds.max(1e-9), "seconds": r.total_seconds,
+                "outside_backend_share": (1.0 - r.backend_seconds / r.total_seconds.max(1e-9)).clamp(0.0, 1.0),
+                "run_calls_per_sentence": r.backend_calls as f64 / sentences,
+                "per_call_share": per_call.map(|s| r.backend_calls as f64 * s / r.total_seconds.max(1e-9))})
         })
         .collect();
     let json = serde_json::json!({
@@ -347,6 +361,8 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
             "device": nat.device(),
             "onnxruntime": crate::backend::onnxruntime::library::loaded_path().map(|p| p.display().to_string()),
             "batched_greedy_equal_to_batch1": batched_agree as f64 / pairs.len() as f64,
+            "backend_per_call_us": per_call.map(|s| s * 1e6),
+            "backend_per_node_us": cost.map(|c| c.per_node_seconds * 1e6),
         },
         "results": rows,
         "runs": runs,
@@ -355,7 +371,14 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     let write = |file: &str, text: String| std::fs::write(out.join(file), text).map_err(|e| Error::io(out.join(file), e));
     write("results.json", serde_json::to_string_pretty(&json).unwrap_or_default())?;
     write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
-    let md = markdown(&rows, &runs);
+    let mut md = markdown(&rows, &runs);
+    if let Some(c) = cost {
+        md.push_str(&format!(
+            "\nbackend fixed costs: {:.2} us per run call (a one-node graph), {:.2} us per further node (a chain of nodes)\n",
+            c.per_call_seconds * 1e6,
+            c.per_node_seconds * 1e6
+        ));
+    }
     write("results.md", md.clone())?;
     eprintln!("{md}");
     eprintln!("bench: wrote {}", out.join("results.json").display());
@@ -382,15 +405,20 @@ fn markdown(rows: &[NatRow], runs: &[serde_json::Value]) -> String {
             r.latency_speedup_vs_ar
         ));
     }
-    s.push_str("\n| run | BLEU | chrF | ms/sentence | sentences/s |\n|---|---|---|---|---|\n");
+    s.push_str(
+        "\n| run | BLEU | chrF | ms/sentence | sentences/s | outside the backend | run calls/sentence | per-call share |\n|---|---|---|---|---|---|---|---|\n",
+    );
     for r in runs {
         s.push_str(&format!(
-            "| {} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
+            "| {} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1}% | {:.2} | {} |\n",
             r["run"].as_str().unwrap_or(""),
             r["bleu"].as_f64().unwrap_or(0.0),
             r["chrf"].as_f64().unwrap_or(0.0),
             r["mean_ms_per_sentence"].as_f64().unwrap_or(0.0),
-            r["sentences_per_second"].as_f64().unwrap_or(0.0)
+            r["sentences_per_second"].as_f64().unwrap_or(0.0),
+            100.0 * r["outside_backend_share"].as_f64().unwrap_or(0.0),
+            r["run_calls_per_sentence"].as_f64().unwrap_or(0.0),
+            r["per_call_share"].as_f64().map_or("-".to_string(), |f| format!("{:.2}%", 100.0 * f)),
         ));
     }
     s

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::overhead::OverheadRow;
 use super::prompts::BenchPrompt;
 use super::BenchMatrix;
 use crate::error::{Error, Result};
@@ -288,7 +289,7 @@ pub fn peak_rss_mb() -> f64 {
 }
 
 /// The Markdown table of the results.
-pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
+pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow], overheads: &[OverheadRow]) -> String {
     let mut s = String::from(
         "| pipeline | strategy | category | prompts | new tokens | tok/s | decode tok/s | prefill tok/s | speedup vs AR (same numerics) | vs fastest AR | tau | acceptance | per position | by depth | draft cost (target steps) | identical to AR | overhead | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
@@ -325,11 +326,22 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow]) -> String {
             s.push_str(&format!("| {} | {} | {:.2} | {:.2} |\n", l.pipeline, l.context, l.median_ms, l.p90_ms));
         }
     }
+    if !overheads.is_empty() {
+        s.push('\n');
+        s.push_str(&super::overhead::markdown(overheads));
+    }
     s
 }
 
 /// Writes results.json, results.md and records.jsonl into `out`.
-pub fn write(out: &Path, matrix: &BenchMatrix, rows: &[ResultRow], latency: &[LatencyRow], records: &[serde_json::Value]) -> Result<()> {
+pub fn write(
+    out: &Path,
+    matrix: &BenchMatrix,
+    rows: &[ResultRow],
+    latency: &[LatencyRow],
+    overheads: &[OverheadRow],
+    records: &[serde_json::Value],
+) -> Result<()> {
     let json = serde_json::json!({
         "settings": {
             "max_new_tokens": matrix.max_new_tokens,
@@ -343,10 +355,11 @@ pub fn write(out: &Path, matrix: &BenchMatrix, rows: &[ResultRow], latency: &[La
         },
         "results": rows,
         "latency": latency,
+        "overhead": overheads,
     });
     let write = |name: &str, text: String| std::fs::write(out.join(name), text).map_err(|e| Error::io(out.join(name), e));
     write("results.json", serde_json::to_string_pretty(&json).unwrap_or_default())?;
-    write("results.md", markdown(rows, latency))?;
+    write("results.md", markdown(rows, latency, overheads))?;
     write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
     Ok(())
 }

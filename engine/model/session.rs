@@ -201,6 +201,11 @@ impl LanguageModel {
         self.graph.backend_seconds()
     }
 
+    /// Run calls this model made so far.
+    pub fn backend_calls(&self) -> u64 {
+        self.graph.backend_calls()
+    }
+
     /// A copy of the committed K/V, for tests and debugging (`None` when the backend cannot show it).
     pub fn read_kv(&self) -> Option<Vec<f32>> {
         self.graph.inspector().map(|i| i.read_kv(self.len))

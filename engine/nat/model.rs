@@ -97,6 +97,11 @@ impl NatModel {
         self.graph.backend_seconds()
     }
 
+    /// Run calls made so far.
+    pub fn backend_calls(&self) -> u64 {
+        self.graph.backend_calls()
+    }
+
     /// Columns of the logits: the output vocabulary (`ctc.output_ids`) or the whole vocabulary.
     pub fn logits_width(&self) -> usize {
         self.manifest.ctc.logits_width(self.manifest.dims.vocab_size)

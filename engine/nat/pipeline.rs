@@ -45,6 +45,7 @@ impl Translation {
             decode_seconds: self.seconds,
             target_calls: 1,
             backend_seconds: self.forward_seconds,
+            backend_calls: 1,
             verify_seconds: self.forward_seconds,
             details: crate::stats::Details::Nat { positions: self.positions, log_prob: self.log_prob },
             ..Default::default()
@@ -117,6 +118,12 @@ impl NatPipeline {
         self.model.manifest().display_name()
     }
 
+    /// The backend's fixed costs of a run call and of a graph node, where the backend measures them (tiny graphs
+    /// run on the pipeline's settings; the benchmark's overhead figures).
+    pub fn backend_call_cost(&self) -> Result<Option<crate::backend::CallCost>> {
+        self.backend.call_cost()
+    }
+
     /// Where the model runs (e.g. `onnxruntime/cpu`).
     pub fn device(&self) -> String {
         self.backend.device()
@@ -153,6 +160,11 @@ impl NatPipeline {
     /// Seconds spent inside the backend so far.
     pub fn backend_seconds(&self) -> f64 {
         self.model.backend_seconds()
+    }
+
+    /// Run calls made so far.
+    pub fn backend_calls(&self) -> u64 {
+        self.model.backend_calls()
     }
 
     /// Translates one sentence in one forward pass.

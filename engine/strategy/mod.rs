@@ -73,6 +73,11 @@ pub trait Strategy: Send {
     fn backend_seconds(&self) -> f64 {
         0.0
     }
+
+    /// Run calls the strategy's own models made so far (the benchmark prices each at the backend's per-call cost).
+    fn backend_calls(&self) -> u64 {
+        0
+    }
 }
 
 /// Builds the strategy a config names. Drafters open through `loader` and are checked against `target`.

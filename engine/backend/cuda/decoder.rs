@@ -90,6 +90,7 @@ pub struct CudaDecoder {
     logits_len: usize,
     hidden_len: usize,
     run_seconds: f64,
+    run_calls: u64,
 }
 
 impl CudaDecoder {
@@ -188,6 +189,7 @@ impl CudaDecoder {
             logits_len: 0,
             hidden_len: 0,
             run_seconds: 0.0,
+            run_calls: 0,
         })
     }
 
@@ -559,6 +561,7 @@ impl DecoderGraph for CudaDecoder {
         self.ctx.bind()?;
         let outcome = self.pass(past_len);
         self.run_seconds += started.elapsed().as_secs_f64();
+        self.run_calls += 1;
         outcome
     }
 
@@ -572,6 +575,10 @@ impl DecoderGraph for CudaDecoder {
 
     fn backend_seconds(&self) -> f64 {
         self.run_seconds
+    }
+
+    fn backend_calls(&self) -> u64 {
+        self.run_calls
     }
 
     fn capacity(&self) -> usize {

@@ -82,6 +82,7 @@ pub(crate) struct OrtDecoder {
     last_logits_len: usize,
     last_hidden_len: usize,
     run_seconds: f64,
+    run_calls: u64,
 }
 
 // SAFETY: the raw pointers point into buffers owned by this struct (names, KV) or into ORT objects owned by it;
@@ -156,6 +157,7 @@ impl OrtDecoder {
             last_logits_len: 0,
             last_hidden_len: 0,
             run_seconds: 0.0,
+            run_calls: 0,
         })
     }
 
@@ -250,6 +252,7 @@ impl DecoderGraph for OrtDecoder {
         let t0 = std::time::Instant::now();
         let ran = unsafe { raw::run(session, &self.input_name_ptrs, &self.input_values, &self.output_name_ptrs, &mut self.output_values) };
         self.run_seconds += t0.elapsed().as_secs_f64();
+        self.run_calls += 1;
         ran?;
         drop((ids, pos, bias, seq, tot, idx, logits_view, hidden_view));
         self.last_logits_len = logits_len;
@@ -267,6 +270,10 @@ impl DecoderGraph for OrtDecoder {
 
     fn backend_seconds(&self) -> f64 {
         self.run_seconds
+    }
+
+    fn backend_calls(&self) -> u64 {
+        self.run_calls
     }
 
     fn capacity(&self) -> usize {

@@ -29,6 +29,7 @@ pub(crate) struct OrtEncoder {
     token_ids_name: Option<CString>,
     token_ids: Vec<i64>,
     run_seconds: f64,
+    run_calls: u64,
 }
 
 // SAFETY: the session may be used from any thread, one `Run` at a time (`forward` takes `&mut self`); the
@@ -51,6 +52,7 @@ impl OrtEncoder {
             token_ids_name: if graph.outputs.iter().any(|o| o.name == "token_ids") { Some(c("token_ids")?) } else { None },
             token_ids: Vec::new(),
             run_seconds: 0.0,
+            run_calls: 0,
         })
     }
 
@@ -99,6 +101,7 @@ impl EncoderGraph for OrtEncoder {
         let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
         drop(out);
         self.run_seconds += ran?;
+        self.run_calls += 1;
         Ok(&self.logits[..out_len])
     }
 
@@ -118,10 +121,15 @@ impl EncoderGraph for OrtEncoder {
         let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
         drop(out);
         self.run_seconds += ran?;
+        self.run_calls += 1;
         Ok(&self.token_ids[..n])
     }
 
     fn backend_seconds(&self) -> f64 {
         self.run_seconds
+    }
+
+    fn backend_calls(&self) -> u64 {
+        self.run_calls
     }
 }

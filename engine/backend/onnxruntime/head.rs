@@ -18,6 +18,7 @@ pub(crate) struct OrtHead {
     session: ort::session::Session,
     outputs: BTreeMap<String, Vec<f32>>,
     run_seconds: f64,
+    run_calls: u64,
 }
 
 impl OrtHead {
@@ -26,7 +27,7 @@ impl OrtHead {
         let session = backend.session(&dir.join(&graph.file))?;
         contract::compare_io(dir, &graph.inputs, &graph.outputs, &session)?;
         let outputs = graph.outputs.iter().map(|o| (o.name.clone(), Vec::new())).collect();
-        Ok(OrtHead { session, outputs, run_seconds: 0.0 })
+        Ok(OrtHead { session, outputs, run_seconds: 0.0, run_calls: 0 })
     }
 }
 
@@ -44,6 +45,7 @@ impl HeadGraph for OrtHead {
         let t0 = Instant::now();
         let out = self.session.run(values).map_err(backend)?;
         self.run_seconds += t0.elapsed().as_secs_f64();
+        self.run_calls += 1;
         for (name, buf) in &mut self.outputs {
             let (_, data) = out[name.as_str()].try_extract_tensor::<f32>().map_err(backend)?;
             buf.clear();
@@ -58,5 +60,9 @@ impl HeadGraph for OrtHead {
 
     fn backend_seconds(&self) -> f64 {
         self.run_seconds
+    }
+
+    fn backend_calls(&self) -> u64 {
+        self.run_calls
     }
 }

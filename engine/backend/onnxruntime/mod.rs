@@ -7,6 +7,7 @@
 //!   hot path on the raw C API so a decode step costs one `Run` and no large allocation.
 //! - [`encoder`]: the encoder runner (CTC NAT): preallocated logits read in place.
 //! - [`head`]: the runner for small auxiliary graphs (draft heads).
+//! - [`call_cost`]: ONNX Runtime's own cost of one `Run` (a one-node graph), for the benchmark's overhead table.
 //! - [`custom_ops`]: the engine's own operators (`ai.specrt`: [`block_matmul_op`] for GGUF-block linear layers,
 //!   [`attention_op`] for batch-invariant attention), registered on every session.
 //!
@@ -14,6 +15,7 @@
 
 pub mod attention_op;
 pub mod block_matmul_op;
+mod call_cost;
 pub mod contract;
 pub mod custom_ops;
 pub mod decoder;
@@ -56,6 +58,15 @@ impl OnnxRuntime {
 
     /// Builds an `ort` session for `model_file` with the configured threads, optimization and providers.
     pub(crate) fn session(&self, model_file: &Path) -> Result<ort::session::Session> {
+        self.session_from(SessionSource::File(model_file))
+    }
+
+    /// Builds a session the same way from a model held in memory (the per-call probe's tiny graph).
+    pub(crate) fn session_from_memory(&self, model: &[u8]) -> Result<ort::session::Session> {
+        self.session_from(SessionSource::Memory(model))
+    }
+
+    fn session_from(&self, source: SessionSource<'_>) -> Result<ort::session::Session> {
         use ort::session::builder::GraphOptimizationLevel as G;
         let env = library::environment(self.settings.library.as_deref(), self.threads)?;
         let level = match self.settings.optimization {
@@ -79,8 +90,21 @@ impl OnnxRuntime {
         // one fails ("Trying to add a domain to DomainToVersion map, but the domain is already exist", seen in CI
         // with tests loading pipelines on parallel threads). Session creation is therefore one at a time.
         let _one_at_a_time = SESSION_CREATION.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
+        match source {
+            SessionSource::File(model_file) => {
+                builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
+            }
+            SessionSource::Memory(bytes) => {
+                builder.commit_from_memory(bytes).map_err(|e| Error::Backend(format!("cannot load a model from memory: {e}")))
+            }
+        }
     }
+}
+
+/// Where a session's model comes from.
+enum SessionSource<'a> {
+    File(&'a Path),
+    Memory(&'a [u8]),
 }
 
 /// Physical parallelism available to this process.
@@ -96,6 +120,10 @@ impl Backend for OnnxRuntime {
     fn device(&self) -> String {
         let names: Vec<&str> = self.settings.providers.iter().map(|p| p.name()).collect();
         format!("onnxruntime/{}", names.join("+"))
+    }
+
+    fn call_cost(&self) -> Result<Option<crate::backend::CallCost>> {
+        call_cost::measure(self).map(Some)
     }
 
     fn open_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<Box<dyn DecoderGraph>> {

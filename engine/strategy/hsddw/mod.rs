@@ -297,6 +297,16 @@ impl Run<'_> {
     }
 }
 
+impl Hsddw {
+    /// The models of the model levels (n-gram levels have none).
+    fn level_models(&self) -> impl Iterator<Item = &crate::model::LanguageModel> {
+        self.levels.iter().filter_map(|l| match &l.kind {
+            LevelKind::Model(m) => Some(m.model()),
+            LevelKind::Ngram(_) => None,
+        })
+    }
+}
+
 impl Strategy for Hsddw {
     fn name(&self) -> &'static str {
         "hsddw"
@@ -312,13 +322,11 @@ impl Strategy for Hsddw {
     }
 
     fn backend_seconds(&self) -> f64 {
-        self.levels
-            .iter()
-            .map(|l| match &l.kind {
-                LevelKind::Model(m) => m.model().backend_seconds(),
-                LevelKind::Ngram(_) => 0.0,
-            })
-            .sum()
+        self.level_models().map(|m| m.backend_seconds()).sum()
+    }
+
+    fn backend_calls(&self) -> u64 {
+        self.level_models().map(|m| m.backend_calls()).sum()
     }
 
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {

@@ -51,6 +51,10 @@ impl Drafter for DraftModel {
         self.model.model().backend_seconds()
     }
 
+    fn backend_calls(&self) -> u64 {
+        self.model.model().backend_calls()
+    }
+
     fn propose(&mut self, context: &[u32], k: usize, target_sampler: &Sampler, policy: &mut dyn WindowPolicy) -> Result<Draft> {
         if !self.model.fits(context.len(), k) {
             return Ok(Draft::default());

@@ -32,6 +32,11 @@ pub trait Drafter: Send {
     fn backend_seconds(&self) -> f64 {
         0.0
     }
+
+    /// Run calls the drafter's model made so far (0 for model-free drafters).
+    fn backend_calls(&self) -> u64 {
+        0
+    }
 }
 
 /// Entropy (nats) of softmax(`logits`).

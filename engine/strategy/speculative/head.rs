@@ -113,6 +113,11 @@ impl HeadDrafter {
         self.graph.backend_seconds()
     }
 
+    /// Run calls made so far.
+    pub fn backend_calls(&self) -> u64 {
+        self.graph.backend_calls()
+    }
+
     /// Candidate continuations after the pending token (target ids, at most `max_depth` tokens each), best first.
     pub fn candidates(&mut self, max_depth: usize, out: &mut Vec<Vec<u32>>) -> Result<()> {
         out.clear();

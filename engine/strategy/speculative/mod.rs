@@ -70,6 +70,10 @@ impl Strategy for Speculative {
         self.drafter.backend_seconds()
     }
 
+    fn backend_calls(&self) -> u64 {
+        self.drafter.backend_calls()
+    }
+
     fn exact_under_sampling(&self) -> bool {
         // Chain drafts with their draft distributions (or one-hot ones) and residual resampling: exact.
         self.residual_rule == ResidualRule::Residual

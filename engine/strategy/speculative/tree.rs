@@ -117,6 +117,10 @@ impl Strategy for TreeSpeculative {
         self.head.backend_seconds()
     }
 
+    fn backend_calls(&self) -> u64 {
+        self.head.backend_calls()
+    }
+
     fn prepare(&mut self, target: &mut LanguageModel) -> Result<()> {
         if let Some(sizer) = self.sizer.as_mut().filter(|s| s.needs_curve()) {
             // A tree pass of n nodes runs n rows like a chain pass of n tokens: the chain curve prices it.
