@@ -115,7 +115,7 @@ impl Strategy for Space {
     }
 
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
-        self.guard.reset();
+        self.guard.begin_request();
         self.candidates.clear();
         let Space { mask, k, groups, guard, residual_rule, fault, layout, candidates, path, rows, residual } = self;
         let (mask, k, groups, rule, fault) = (*mask, *k, *groups, *residual_rule, *fault);

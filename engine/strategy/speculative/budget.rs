@@ -22,7 +22,7 @@
 use super::cost::CostCurve;
 use crate::model::TokenTree;
 
-/// Acceptance a node starts each request with: optimistic, so larger trees are tried and their value learned.
+/// Acceptance a node starts a pipeline with: optimistic, so larger trees are tried and their value learned.
 const PRIOR: f64 = 0.5;
 
 /// Chooses how many nodes of each round's tree to verify.
@@ -70,9 +70,12 @@ impl NodeBudget {
         self.curve.is_none()
     }
 
-    /// Forgets the request's acceptance (prompts differ); the drafting cost is the machine's and is kept.
-    pub fn reset(&mut self) {
-        self.conditional.iter_mut().for_each(|c| *c = PRIOR);
+    /// Starts a request: drafting goes as deep as allowed again, while the acceptance learnt on the pipeline's
+    /// earlier requests is kept (a running average, so each request moves it): a weak head's first rounds are
+    /// sized from what it has shown, not from the optimistic prior again, which made every request of the SmolLM2
+    /// heads start with 8-node trees the head could not fill (docs/HEADS.md). The drafting cost is the machine's
+    /// and is kept too.
+    pub fn begin_request(&mut self) {
         self.last = self.max_nodes;
     }
 
@@ -219,8 +222,9 @@ mod tests {
         assert_eq!(b.choose(&tree, false), 4);
         assert_eq!(b.choose(&tree, true), 5);
         assert_eq!(b.depth_hint(), 5);
-        b.reset();
+        b.begin_request();
         assert_eq!(b.depth_hint(), 5, "a new request drafts as deep as allowed");
+        assert!(b.conditional[2] > 0.99 && b.conditional[4] == 1.0, "and keeps what earlier requests taught");
         // A side child holding the target's token ends a lossless round as the bonus: not accepted, unless side
         // branches are followed.
         let mut side = NodeBudget::new(5, 1.0);

@@ -95,7 +95,7 @@ impl Strategy for Speculative {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.drafter.reset();
         self.policy.reset();
-        self.guard.reset();
+        self.guard.begin_request();
         let Speculative { drafter, policy, residual_rule, scratch, guard } = self;
         decode_loop(ctx, |ctx, pending, history, budget| {
             if !guard.should_draft() {

@@ -132,9 +132,9 @@ impl Strategy for TreeSpeculative {
 
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.head.reset();
-        self.guard.reset();
+        self.guard.begin_request();
         if let Some(sizer) = self.sizer.as_mut() {
-            sizer.reset();
+            sizer.begin_request();
         }
         let TreeSpeculative { head, ngram, shape, full, tree, sizer, candidates, path, guard, follow_side_branches } = self;
         let follow_side = *follow_side_branches;
