@@ -15,6 +15,7 @@ SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
+            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) \
             $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
@@ -115,6 +116,9 @@ $(MODELS)/tiny-fp32-hs/manifest.json: $(VENV)/.stamp export/tiny.py export/graph
 	$(VPY) -m export tiny --hidden-states --out $(MODELS)/tiny-fp32-hs
 $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --out $(MODELS)/tiny-fp32-$*-head
+# The same random heads on the engine's int8 kernel (--precision q8_0: every matrix as GGML Q8_0 blocks).
+$(MODELS)/tiny-fp32-%-head-q8_0/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --precision q8_0 --out $(MODELS)/tiny-fp32-$*-head-q8_0
 
 models: $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
 
@@ -474,12 +478,27 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head/manifest.json: $(EAGLE_TRAI
 	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head
+# The same heads at --precision q8_0 (every matrix as GGML Q8_0 blocks on the engine's int8 kernel: a head call
+# streams a quarter of the bytes; docs/HEADS.md).
+$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0
+$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
 .PHONY: bench-kernels-heads
 bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
-		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json
+		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json \
+		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head-q8_0/manifest.json)
 	./target/release/specrt bench --config configs/bench/kernels-heads-smollm2.yaml --out bench-out/kernels-heads-smollm2
+
+# Where the wall time goes besides the arithmetic, per strategy (issue 14 item 5; docs/BENCHMARKS.md "Honest
+# overhead"): text work, the engine outside Run, run calls per token, ONNX Runtime's fixed cost per call and node.
+.PHONY: bench-overhead
+bench-overhead: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4/manifest.json $(MODELS)/smollm2-135m-instruct-int4-skip22/manifest.json \
+		$(foreach k,medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json
+	./target/release/specrt bench --config configs/bench/overhead-smollm2.yaml --out bench-out/overhead-smollm2
 
 clean:
 	cargo clean

@@ -157,6 +157,8 @@ def main(argv=None) -> int:
     p.add_argument("--kind", choices=["ctc", "medusa", "eagle"], default=None, help="head kind of --random")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--draft-vocab-size", type=int, default=None, help="--random: draft vocabulary size")
+    p.add_argument("--precision", choices=["fp32", "q8_0"], default="fp32",
+                   help="q8_0: every matrix as GGML Q8_0 blocks on the engine's int8 kernel (a quarter of the bytes)")
     p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("bench", help="time greedy decode and k-token forwards of exported folders (interleaved)")
     p.add_argument("paths", nargs="+")

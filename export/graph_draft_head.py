@@ -7,7 +7,9 @@
 The contract (inputs, outputs, manifest keys, semantics) is export/README.md, "The draft-head contract". Weights
 are the recipe's (export/train_draft_head.py; fp16 safetensors, names below) or drawn at random for tests. Every
 graph is plain fp32 ONNX (opset 23: RMSNormalization; attention written out with MatMul/Softmax so the numpy
-reference and the graph are op-for-op the same math). numpy + onnx only.
+reference and the graph are op-for-op the same math). numpy + onnx only. `--precision q8_0` writes every matrix
+(projections and the output head) as GGML Q8_0 blocks on the engine's ai.specrt::MatMulGgml instead (block 32,
+round-to-nearest, fp16 scale: the int8 panel kernel), a quarter of the bytes a head call streams at 1-4 rows.
 
 Weight names (matrices are (out, in), like torch.nn.Linear):
   all kinds:  lm_head.weight [Vd(+1 for ctc), H]
@@ -30,10 +32,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from .graph_decoder import MS, OPSET, _Graph, save_model
+from .ggml_blocks import ggml_encode
+from .graph_decoder import MS, OPSET, SPECRT, _Graph, save_model
 from .manifest import FORMAT, FORMAT_VERSION, sha256_file
 
 KINDS = ("ctc", "medusa", "eagle")
+PRECISIONS = ("fp32", "q8_0")
 EPS = 1e-5
 ROPE_THETA = 10000.0
 STOP_IDS = (0, 1, 2)
@@ -273,8 +277,22 @@ def reference(kind: str, w: dict, cfg: dict, hidden: np.ndarray, mask=None, inpu
 # ---------------------------------------------------------------------------------------------------------------
 # ONNX graphs
 
+def _matmul(g, x, m, name, weight, outputs=None):
+    """x @ m.T for a weight m of shape (out, in) named `weight`: an fp32 MatMul (initializer weight.T), or
+    MatMulGgml over Q8_0 blocks (weight.ggml_blocks) when the graph is built at precision q8_0 (g.precision)."""
+    kw = {} if outputs is None else {"outputs": outputs}
+    if getattr(g, "precision", "fp32") == "q8_0":
+        n, k = m.shape
+        if k % 32:
+            raise ValueError(f"{name}: Q8_0 needs an input width that is a multiple of 32, got {k}")
+        blocks = ggml_encode(np.asarray(m, np.float32), "Q8_0")
+        return g.op("MatMulGgml", [x, g.init(weight + ".ggml_blocks", blocks)], domain=SPECRT, name=name, K=k, N=n,
+                    ggml_type="Q8_0", **kw)
+    return g.op("MatMul", [x, g.init(weight + ".T", np.ascontiguousarray(m.T))], name=name, **kw)
+
+
 def _lin(g, x, w, name, bias=None):
-    y = g.op("MatMul", [x, g.init(name + ".T", np.ascontiguousarray(w[name].T))], name=name)
+    y = _matmul(g, x, w[name], name, name)
     if bias is not None:
         y = g.op("Add", [y, g.init(bias, w[bias])], name=bias)
     return y
@@ -354,20 +372,22 @@ def io_spec(kind: str, cfg: dict) -> dict:
                         {"name": "logits", "dtype": f, "shape": [1, 1, vd]}]}
 
 
-def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
+def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32") -> onnx.ModelProto:
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}")
     g = _Graph()
+    g.precision = precision
     H, N, W = cfg["hidden_size"], cfg["slots"], cfg["window"]
     if kind == "medusa":
         x = _norm(g, "hidden_states", w, "norm.weight")  # [1, 1, H]
         cat = np.concatenate([w[f"heads.{j}.weight"] for j in range(N)], 0)  # [N*H, H]
-        y = g.op("MatMul", [x, g.init("heads.weight.T", np.ascontiguousarray(cat.T))], name="heads/MatMul")
+        y = _matmul(g, x, cat, "heads/MatMul", "heads.weight")
         y = g.op("Add", [y, g.init("heads.bias", np.concatenate([w[f"heads.{j}.bias"] for j in range(N)]))],
                  name="heads/Bias")
         y = g.op("Mul", [y, g.op("Sigmoid", [y], name="heads/Sigmoid")], name="heads/SiLU")
         y = g.op("Reshape", [y, g.init("heads.shape", np.array([1, N, H], np.int64))], name="heads/Reshape")
         r = g.op("Add", [y, x], name="heads/Residual")
-        g.op("MatMul", [r, g.init("lm_head.weight.T", np.ascontiguousarray(w["lm_head.weight"].T))],
-             name="lm_head", outputs=["logits"])
+        _matmul(g, r, w["lm_head.weight"], "lm_head", "lm_head.weight", outputs=["logits"])
     elif kind == "ctc":
         kv = _norm(g, "hidden_states", w, "in_norm.weight")  # [1, W, H]
         last = g.op("Slice", [kv, g.init("last.start", np.array([-1], np.int64)),
@@ -383,8 +403,7 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
                     name="mask/Reshape")
         x = _g_block(g, w, x, mem, cfg["heads"], H, bias)
         h = _norm(g, x, w, "out_norm.weight")
-        g.op("MatMul", [h, g.init("lm_head.weight.T", np.ascontiguousarray(w["lm_head.weight"].T))],
-             name="lm_head", outputs=["logits"])
+        _matmul(g, h, w["lm_head.weight"], "lm_head", "lm_head.weight", outputs=["logits"])
     else:
         heads, hd = cfg["heads"], H // cfg["heads"]
         table = np.asarray(cfg["index"], np.int64).copy()
@@ -408,8 +427,7 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
         x = _g_block(g, w, x, None, heads, H, None, rope=(cos, sin, cos_last, sin_last), last_only=True)
         g.op("Identity", [x], name="features/Identity", outputs=["features"])
         h = _norm(g, x, w, "out_norm.weight")
-        g.op("MatMul", [h, g.init("lm_head.weight.T", np.ascontiguousarray(w["lm_head.weight"].T))],
-             name="lm_head", outputs=["logits"])
+        _matmul(g, h, w["lm_head.weight"], "lm_head", "lm_head.weight", outputs=["logits"])
     spec = io_spec(kind, cfg)
     dt = {"float32": TensorProto.FLOAT, "int64": TensorProto.INT64}
     graph = helper.make_graph(
@@ -417,8 +435,10 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
         [helper.make_tensor_value_info(s["name"], dt[s["dtype"]], s["shape"]) for s in spec["inputs"]],
         [helper.make_tensor_value_info(s["name"], dt[s["dtype"]], s["shape"]) for s in spec["outputs"]],
         initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)],
-                              producer_name="specrt-export")
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
+    if precision == "q8_0":
+        opsets.append(helper.make_opsetid(SPECRT, 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="specrt-export")
     model.ir_version = 11
     return model
 
@@ -427,7 +447,7 @@ def build_graph(kind: str, w: dict, cfg: dict) -> onnx.ModelProto:
 # Export
 
 def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target: dict, source: dict,
-                coverage_info: dict, check: bool = True, label_len: int | None = None) -> dict:
+                coverage_info: dict, check: bool = True, label_len: int | None = None, precision: str = "fp32") -> dict:
     """Write model.onnx (+ .data), draft_vocab.json and manifest.json; returns the manifest."""
     t0 = time.time()
     if kind not in KINDS:
@@ -441,9 +461,12 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
         raise ValueError("draft vocabulary ids must be unique target ids")
     cfg = dict(cfg, draft_vocab_size=vd, index=draft_index(vocab, target["vocab_size"]))
     os.makedirs(out_dir, exist_ok=True)
-    files = save_model(build_graph(kind, w, cfg), out_dir)
-    if check:
+    files = save_model(build_graph(kind, w, cfg, precision), out_dir)
+    if check and precision == "fp32":
         onnx.checker.check_model(os.path.join(out_dir, files[0]), full_check=True)
+    elif check:
+        # The checker's full check runs shape inference, which knows no ai.specrt operator.
+        onnx.checker.check_model(os.path.join(out_dir, files[0]))
     with open(os.path.join(out_dir, "draft_vocab.json"), "w") as f:
         json.dump([int(i) for i in vocab], f)
         f.write("\n")
@@ -463,6 +486,10 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
         "head": head, "target": target,
         "draft_vocab": {"file": "draft_vocab.json", "size": vd, **coverage_info},
         "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io_spec(kind, cfg)},
+        "precision": {"weights": precision, "notes": [
+            "fp32 MatMul (trained weights stored as fp16)" if precision == "fp32" else
+            "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml, int8 "
+            "activations per 32-block (the engine's panel kernel)"]},
         "source": source,
         "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
     }
@@ -480,7 +507,7 @@ DEFAULTS = {"ctc": dict(slots=6, window=8, heads=8, ffn=1536), "medusa": dict(sl
 
 
 def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_vocab_size: int | None = None,
-                check: bool = True) -> dict:
+                check: bool = True, precision: str = "fp32") -> dict:
     """A random-weight head bound to target_dir (engine tests). The draft vocabulary is the stop ids plus the
     lowest target ids up to draft_vocab_size (default: half the target vocabulary, at most 8192); the output
     matrix starts from the target's own head rows (see random_weights)."""
@@ -497,7 +524,7 @@ def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_v
     cfg = dict(d, hidden_size=H)
     source = {"recipe": "random", "seed": seed, "init": "output rows = the target's head rows of the draft "
               "vocabulary, output norm = the target's final norm; everything else N(0, 0.02)"}
-    return export_head(out_dir, kind, w, cfg, vocab, tgt, source, {"coverage": None}, check=check)
+    return export_head(out_dir, kind, w, cfg, vocab, tgt, source, {"coverage": None}, check=check, precision=precision)
 
 
 def read_trained(folder: str) -> tuple:
@@ -518,7 +545,7 @@ def main_export(a) -> None:
         if not a.kind:
             raise SystemExit("--random needs --kind")
         random_head(a.target, a.kind, a.out, seed=a.seed, draft_vocab_size=a.draft_vocab_size,
-                    check=not a.no_check)
+                    check=not a.no_check, precision=a.precision)
     else:
         if not a.path:
             raise SystemExit("give the recipe's output folder (export/trained/smollm2-<kind>-head), or --random")
@@ -535,5 +562,5 @@ def main_export(a) -> None:
         cov = {k: man["draft_vocab"][k] for k in ("coverage", "coverage_train", "measured_on")
                if k in man["draft_vocab"]}
         export_head(a.out, kind, w, cfg, vocab, tgt, source, cov, check=not a.no_check,
-                    label_len=man["head"].get("label_len"))
+                    label_len=man["head"].get("label_len"), precision=a.precision)
     print(a.out)

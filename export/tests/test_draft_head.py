@@ -160,6 +160,35 @@ def test_random_head_for_tiny_target(kind, tmp_path):
     assert last.shape[-1] == width
 
 
+@pytest.mark.skipif(not os.path.exists(os.path.join(TINY, "manifest.json")), reason="make fixtures")
+@pytest.mark.parametrize("kind", gdh.KINDS)
+def test_q8_0_head_writes_every_matrix_as_the_blocks_the_engine_kernel_reads(kind, tmp_path):
+    # --precision q8_0: every projection and the output head become ai.specrt::MatMulGgml over GGML Q8_0 blocks of
+    # the same weights (the engine runs them, Python's onnxruntime cannot: tests/draft_heads.rs decodes with them);
+    # the float export of the same seed is the negative control (no MatMulGgml, fp32 MatMuls of the same shapes).
+    from export.ggml_blocks import ggml_encode
+    import onnx
+
+    man = gdh.random_head(TINY, kind, str(tmp_path / "q8"), seed=0, precision="q8_0")
+    assert man["precision"]["weights"] == "q8_0" and "MatMulGgml" in man["precision"]["notes"][0]
+    model = onnx.load(os.path.join(tmp_path, "q8", "model.onnx"))
+    ggml = [n for n in model.graph.node if n.op_type == "MatMulGgml"]
+    assert ggml and all(n.domain == "ai.specrt" for n in ggml)
+    assert any(o.domain == "ai.specrt" for o in model.opset_import)
+    fp = onnx.load(os.path.join(tmp_path, "fp", "model.onnx")) if gdh.random_head(TINY, kind, str(tmp_path / "fp"), seed=0) else None
+    weight_matmuls = [n for n in fp.graph.node if n.op_type == "MatMul" and n.input[1].endswith(".T")]
+    assert len(weight_matmuls) == len(ggml) and not [n for n in fp.graph.node if n.op_type == "MatMulGgml"]
+    # Only attention's activation x activation products stay float MatMuls.
+    assert all(not n.input[1].endswith(".T") for n in model.graph.node if n.op_type == "MatMul")
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in fp.graph.initializer}
+    qinits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    head = next(n for n in ggml if n.name == "lm_head")
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in head.attribute}
+    w = inits["lm_head.weight.T"].T
+    assert attrs == {"K": w.shape[1], "N": w.shape[0], "ggml_type": b"Q8_0"}
+    assert np.array_equal(qinits[head.input[1]], ggml_encode(np.ascontiguousarray(w), "Q8_0"))
+
+
 def test_source_sha256_rules():
     gguf = {"source": {"path": "/a/x.gguf", "format": "gguf", "files": {"x.gguf": "ab" * 32}, "source_num_layers": 30}}
     assert gdh.target_source_sha256(gguf) == "ab" * 32
@@ -244,7 +273,7 @@ def test_trained_head_exports_and_matches_reference(kind, tmp_path):
         pytest.skip("make fixtures")
 
     class A:
-        path, target, out, random, no_check = folder, SMOL, str(tmp_path), False, False
+        path, target, out, random, no_check, precision = folder, SMOL, str(tmp_path), False, False, "fp32"
     gdh.main_export(A)
     with open(os.path.join(tmp_path, "manifest.json")) as f:
         man = json.load(f)
