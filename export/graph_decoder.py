@@ -13,6 +13,8 @@ export's bit for bit, and the base weights stay as the plain export packs them (
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -53,6 +55,54 @@ class BuildResult:
     precision: dict = field(default_factory=dict)
 
 
+# Initializers written straight to the external data file while a graph is built (see stream_external_data).
+_STREAM: Optional[dict] = None
+# Tensors of at least this many bytes go to the external data file (onnx.save_model's size_threshold below);
+# those of at least ALIGN_FROM start at a multiple of ALIGN (as onnx aligns them, for memory mapping).
+EXTERNAL_FROM, ALIGN_FROM, ALIGN = 1024, 1 << 20, 4096
+
+
+@contextlib.contextmanager
+def stream_external_data(out_dir: str, name: str = "model.onnx"):
+    """While active, every large initializer a _Graph creates is appended to `out_dir/<name>.data` at once and only
+    a reference stays in memory; save_model then writes the graph alone. Why: a graph held its weights twice more
+    (the TensorProtos, then onnx's external-data conversion at save), which put the fp32 export of
+    Qwen2.5-Coder-1.5B (6.2 GB of weights) past the 24 GB of these machines; streamed, its peak is the
+    checkpoint and the float copy the reference checks keep (BuildResult.effective)."""
+    global _STREAM
+    location = name + ".data"
+    with open(os.path.join(out_dir, location), "wb") as f:
+        _STREAM = {"file": f, "location": location, "offset": 0, "dir": out_dir}
+        try:
+            yield
+        finally:
+            _STREAM = None
+
+
+def _streamed_tensor(name: str, arr: np.ndarray) -> TensorProto:
+    """A TensorProto whose bytes were appended to the active stream (little-endian, row-major)."""
+    a = np.ascontiguousarray(arr)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    f = _STREAM["file"]
+    offset = _STREAM["offset"]
+    if a.nbytes >= ALIGN_FROM and offset % ALIGN:
+        pad = ALIGN - offset % ALIGN
+        f.write(b"\0" * pad)
+        offset += pad
+    f.write(a.tobytes())
+    _STREAM["offset"] = offset + a.nbytes
+    t = TensorProto()
+    t.name = name
+    t.data_type = helper.np_dtype_to_tensor_dtype(a.dtype)
+    t.dims.extend(a.shape)
+    t.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", _STREAM["location"]), ("offset", str(offset)), ("length", str(a.nbytes))):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    return t
+
+
 class _Graph:
     """Tiny helper around onnx.helper that tracks nodes, initializers and unique names."""
 
@@ -60,7 +110,11 @@ class _Graph:
         self.nodes, self.inits, self._n = [], [], 0
 
     def init(self, name: str, arr: np.ndarray) -> str:
-        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        a = np.asarray(arr)
+        if _STREAM is not None and a.nbytes >= EXTERNAL_FROM and a.dtype != object:
+            self.inits.append(_streamed_tensor(name, a))
+        else:
+            self.inits.append(numpy_helper.from_array(np.ascontiguousarray(a), name))
         return name
 
     def op(self, op_type: str, inputs: list, n_out: int = 1, domain: str = "", name: Optional[str] = None,
@@ -461,11 +515,14 @@ def build_decoder(ck: Checkpoint, precision: str = "fp32", accuracy_level: int =
 
 
 def save_model(model: onnx.ModelProto, out_dir: str, name: str = "model.onnx") -> list:
-    """Save with all weights in one external data file `<name>.data`; returns the written file names."""
-    import os
-
+    """Save with all weights in one external data file `<name>.data`; returns the written file names. A graph built
+    under stream_external_data(out_dir) already has its weights there: only the graph is written."""
     path = os.path.join(out_dir, name)
     data = name + ".data"
+    streamed = any(t.data_location == TensorProto.EXTERNAL for t in model.graph.initializer)
+    if streamed:
+        onnx.save_model(model, path)
+        return [name, data]
     if os.path.exists(os.path.join(out_dir, data)):
         os.remove(os.path.join(out_dir, data))  # onnx appends to an existing data file
     onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location=data,

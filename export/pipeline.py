@@ -9,7 +9,7 @@ from typing import Optional
 import onnx
 
 from .checkpoint import Checkpoint
-from .graph_decoder import BuildResult, build_decoder, save_model
+from .graph_decoder import BuildResult, build_decoder, save_model, stream_external_data
 from .manifest import write_manifest
 
 
@@ -65,10 +65,12 @@ def export_checkpoint(ck: Checkpoint, out_dir: str, precision: str = "fp32", acc
         precision = resolve_precision(ck)
         print(f"[export] precision auto -> {precision}", file=sys.stderr)
     t0 = time.time()
-    res: BuildResult = build_decoder(ck, precision=precision, accuracy_level=accuracy_level, layers=layers,
-                                     hidden_states=hidden_states, requantize=requantize, lm_head_bits=lm_head_bits,
-                                     mask_row=mask_row, lowrank=space_lowrank, linear_kernel=linear_kernel,
-                                     attention_kernel=attention_kernel, kv_dtype=kv_dtype)
+    with stream_external_data(out_dir):
+        res: BuildResult = build_decoder(ck, precision=precision, accuracy_level=accuracy_level, layers=layers,
+                                         hidden_states=hidden_states, requantize=requantize,
+                                         lm_head_bits=lm_head_bits, mask_row=mask_row, lowrank=space_lowrank,
+                                         linear_kernel=linear_kernel, attention_kernel=attention_kernel,
+                                         kv_dtype=kv_dtype)
     print(f"[export] graph built in {time.time() - t0:.1f}s; saving", file=sys.stderr)
     files = save_model(res.model, out_dir)
     if check:
