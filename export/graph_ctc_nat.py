@@ -113,19 +113,37 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -
                         accuracy_level=4)
         return g.op("MatMul", [inp, g.init(name + ".T", np.ascontiguousarray(w[name].T))], name=name)
 
+    def fused(inp, names, name):
+        """Q8_0 only: the matrices `names` stacked along N in one MatMulGgml, then split back."""
+        stacked = np.concatenate([np.asarray(w[n], np.float32) for n in names], 0)
+        n, k = stacked.shape
+        y = g.op("MatMulGgml", [inp, g.init(name + ".ggml_blocks", ggml_encode(stacked, "Q8_0"))], domain=SPECRT,
+                 name=name, K=k, N=n, ggml_type="Q8_0")
+        sizes = g.init(name + ".split", np.array([w[m].shape[0] for m in names], np.int64))
+        return g.op("Split", [y, sizes], n_out=len(names), name=name + "/Split", axis=-1)
+
     for i in range(dims["num_layers"]):
         p = f"layers.{i}."
         h = g.op("RMSNormalization", [x, g.init(p + "input_layernorm.weight", w[p + "input_layernorm.weight"])],
                  name=p + "attn_norm", axis=-1, epsilon=eps)
-        q, k, v = (linear(h, p + n + ".weight") for n in ("q_proj", "k_proj", "v_proj"))
+        if precision == "q8_0":
+            # One MatMulGgml for Q, K and V (and one for gate and up, below): the activations are quantized once
+            # instead of three times and the pool gets one larger call; each output column depends only on its own
+            # weights, so the split outputs are bit-identical to three separate projections.
+            q, k, v = fused(h, [p + n + ".weight" for n in ("q_proj", "k_proj", "v_proj")], p + "qkv_proj")
+        else:
+            q, k, v = (linear(h, p + n + ".weight") for n in ("q_proj", "k_proj", "v_proj"))
         a = g.op("MultiHeadAttention", [q, k, v, "", mask], domain=MS, name=p + "attention", num_heads=H)
         x = g.op("Add", [x, linear(a, p + "o_proj.weight")], name=p + "attn_residual")
         h = g.op("RMSNormalization", [x, g.init(p + "post_attention_layernorm.weight",
                                                 w[p + "post_attention_layernorm.weight"])],
                  name=p + "ffn_norm", axis=-1, epsilon=eps)
-        gate = linear(h, p + "gate_proj.weight")
+        if precision == "q8_0":
+            gate, up = fused(h, [p + "gate_proj.weight", p + "up_proj.weight"], p + "gate_up_proj")
+        else:
+            gate, up = linear(h, p + "gate_proj.weight"), linear(h, p + "up_proj.weight")
         act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate], name=p + "mlp/Sigmoid")], name=p + "mlp/SiLU"),
-                           linear(h, p + "up_proj.weight")], name=p + "mlp/GLU")
+                           up], name=p + "mlp/GLU")
         x = g.op("Add", [x, linear(act, p + "down_proj.weight")], name=p + "mlp_residual")
     h = g.op("RMSNormalization", [x, g.init("norm.weight", w["norm.weight"])], name="final_norm", axis=-1,
              epsilon=eps)

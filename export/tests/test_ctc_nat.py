@@ -147,11 +147,16 @@ def test_q8_0_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
     assert man["precision"]["weights"] == "q8_0" and "MatMulGgml" in man["precision"]["notes"][0]
     model = onnx.load(os.path.join(tmp_path, "model.onnx"))
     nodes = [n for n in model.graph.node if n.op_type == "MatMulGgml"]
-    assert len(nodes) == 2 * 7 + 1 and all(n.domain == "ai.specrt" for n in nodes)
+    # per layer: Q/K/V stacked in one node, O, gate/up stacked, down; plus the head
+    assert len(nodes) == 2 * 4 + 1 and all(n.domain == "ai.specrt" for n in nodes)
     assert not [n for n in model.graph.node if n.op_type in ("MatMul", "MatMulNBits")]
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
-    q = next(n for n in nodes if n.name == "layers.0.q_proj.weight")
+    q = next(n for n in nodes if n.name == "layers.0.qkv_proj")
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in q.attribute}
-    assert attrs == {"K": 64, "N": 64, "ggml_type": b"Q8_0"}
-    assert np.array_equal(inits[q.input[1]], ggml_encode(w["layers.0.q_proj.weight"].astype(np.float32), "Q8_0"))
+    assert attrs == {"K": 64, "N": 3 * 64, "ggml_type": b"Q8_0"}
+    qkv = np.concatenate([w[f"layers.0.{n}_proj.weight"] for n in "qkv"], 0).astype(np.float32)
+    assert np.array_equal(inits[q.input[1]], ggml_encode(qkv, "Q8_0"))
+    # a Q8_0 block row holds one output column's 32 weights: stacking matrices stacks their blocks
+    assert np.array_equal(inits[q.input[1]][: inits[q.input[1]].shape[0] // 3],
+                          ggml_encode(w["layers.0.q_proj.weight"].astype(np.float32), "Q8_0"))
     assert any(o.domain == "ai.specrt" for o in model.opset_import)
