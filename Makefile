@@ -169,6 +169,7 @@ NAT_TRAINED := export/trained/ctc-nat-en-de
 AR_TRAINED  := export/trained/ar-en-de
 NAT_SMALL_TRAINED := export/trained/ctc-nat-en-de-small
 NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ctc-nat-en-de-q8_0 $(MODELS)/ctc-nat-en-de-small-q8_0 $(MODELS)/ar-en-de \
+               $(MODELS)/ar-en-de-q8_0 \
                $(MODELS)/tiny-ctc-nat \
                $(MODELS)/tiny-ctc-nat-outvocab
 # The head keeps only the ids the training targets use (target_vocab.json, `train_ctc_nat target-vocab`): on the
@@ -190,6 +191,12 @@ $(MODELS)/ctc-nat-en-de-small-q8_0/manifest.json: $(VENV)/.stamp $(NAT_SMALL_TRA
 		--out $(MODELS)/ctc-nat-en-de-small-q8_0
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
+# The AR baseline the NAT benchmark compares against: the same weights at 8 bits on the engine's kernels (Q8_0
+# blocks, batch-invariant attention), the fastest plain decoding of this model (fp32 ran 1.2-2.2x slower per
+# sentence in alternating runs; docs/BENCHMARKS.md section 5).
+$(MODELS)/ar-en-de-q8_0/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
+	$(VPY) -m export safetensors $(AR_TRAINED) --precision int8 --linear-kernel ggml --attention-kernel specrt \
+		--out $(MODELS)/ar-en-de-q8_0
 $(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat --random --out $(MODELS)/tiny-ctc-nat
 # The same random weights with the head restricted to the trained model's output vocabulary (tests: decoding

@@ -198,7 +198,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
 
 fn trained_config() -> PathBuf {
     model_dir("ctc-nat-en-de");
-    model_dir("ar-en-de");
+    model_dir("ar-en-de-q8_0");
     root().join("configs/ctc-nat-en-de.yaml")
 }
 
@@ -343,6 +343,33 @@ fn greedy_reads_the_graphs_token_ids_and_gets_the_logits_argmax() {
             assert_eq!(got, &want, "batch {batch}: {s}");
         }
         assert!(got.iter().any(|t| !t.is_empty()), "random weights still emit tokens");
+    }
+}
+
+#[test]
+fn the_int8_graphs_argmax_operator_gives_the_greedy_decode_of_its_own_logits() {
+    // The q8_0 export ends in the engine's ArgMaxRows (first maximum, mapped through the output vocabulary in the
+    // same node) instead of ONNX's ArgMax + Gather: greedy decoding through it must equal greedy CTC over the
+    // graph's own logits, columns mapped to ids, in batches of 1 and 16.
+    let dir_q8 = model_dir("ctc-nat-en-de-q8_0");
+    let mut model = NatModel::open(&backend(2), &dir_q8).unwrap();
+    assert!(model.has_token_ids());
+    let ctc = model.manifest().ctc.clone();
+    let ids = ctc.output_ids.clone().expect("the trained export restricts its head");
+    let dir = tempfile::tempdir().unwrap();
+    let sources: Vec<String> = EXPECTED.iter().map(|(s, _)| s.to_string()).chain(sentences()).collect();
+    for batch in [1, 16] {
+        let mut p = NatPipeline::load(&nat_yaml(dir.path(), &dir_q8, &format!("  batch_size: {batch}\n"))).unwrap();
+        let got: Vec<Vec<u32>> = p.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
+        for (s, got) in sources.iter().zip(&got) {
+            let up = upsample(&p.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap();
+            let logits = model.forward(&[up]).unwrap();
+            let columns = specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_column());
+            let want: Vec<u32> = columns.iter().map(|&c| ids[c as usize]).collect();
+            assert_eq!(got, &want, "batch {batch}: {s}");
+            // negative control: reading the columns as ids (no mapping) would give other tokens
+            assert!(got.is_empty() || columns != *got, "the output vocabulary is not the identity: {s}");
+        }
     }
 }
 

@@ -40,7 +40,8 @@ pub struct BackendConfig {
     /// Path to libonnxruntime.so. Default: `$ORT_DYLIB_PATH`, then the copy `make` puts under `.cache/`.
     #[serde(default)]
     pub library: Option<PathBuf>,
-    /// Intra-op threads. Default: the number of available cores.
+    /// Intra-op threads. Default: the number of available cores. Pipelines asking for the size of the process's
+    /// shared ONNX Runtime pool (set by the first pipeline loaded) share it; another count gets its own pool.
     #[serde(default)]
     pub threads: Option<usize>,
     /// Graph optimization level.

@@ -1,5 +1,6 @@
 //! CPU kernels the engine ships itself, where ONNX Runtime's own are slow or not batch-invariant.
 //!
+//! - [`argmax`]: each row's argmax (first maximum, NaN never chosen), 8 values per compare.
 //! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
 //! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
@@ -12,6 +13,7 @@
 //! Pure compute: no `ort`, no I/O. The ONNX Runtime backend wraps [`block_matmul`] as the custom operator
 //! `ai.specrt::MatMulGgml` (engine/backend/onnxruntime/block_matmul_op.rs).
 
+pub mod argmax;
 pub mod attention;
 pub mod block_format;
 pub mod block_matmul;

@@ -160,3 +160,10 @@ def test_q8_0_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
     assert np.array_equal(inits[q.input[1]][: inits[q.input[1]].shape[0] // 3],
                           ggml_encode(w["layers.0.q_proj.weight"].astype(np.float32), "Q8_0"))
     assert any(o.domain == "ai.specrt" for o in model.opset_import)
+    # the head writes `logits` itself (no Identity copy of the scores) and the engine's ArgMaxRows makes token_ids
+    assert not [n for n in model.graph.node if n.op_type in ("Identity", "ArgMax")]
+    head = next(n for n in nodes if n.name == "lm_head.weight")
+    assert list(head.output) == ["logits"]
+    am = [n for n in model.graph.node if n.op_type == "ArgMaxRows"]
+    assert len(am) == 1 and am[0].domain == "ai.specrt" and list(am[0].output) == ["token_ids"]
+    assert am[0].input[0] == "logits"

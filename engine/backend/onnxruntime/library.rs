@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 /// Runtime allows one environment per process, so it cannot be created again).
 enum State {
     Unloaded,
-    Ready(ort::environment::Environment, PathBuf),
+    /// The environment, the library's path and the size of the shared intra-op pool.
+    Ready(ort::environment::Environment, PathBuf, usize),
     ShutDown,
 }
 
@@ -46,16 +47,17 @@ pub fn candidates(configured: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// The process-wide ONNX Runtime environment, loading the library on first use.
+/// The process-wide ONNX Runtime environment, loading the library on first use, and the size of its shared pool.
 ///
-/// The environment owns ONE intra-op thread pool of `threads` threads that every session uses. A speculative
-/// pipeline runs two or three sessions in turn; with a pool per session their idle threads spin while another
-/// session works, and on a 2-core machine the draft model then ran ~3x slower than alone (measured). The first
-/// pipeline of a process sets the pool size.
-pub fn environment(configured: Option<&Path>, threads: usize) -> Result<ort::environment::Environment> {
+/// The environment owns ONE intra-op thread pool that sessions share. A speculative pipeline runs two or three
+/// sessions in turn; with a pool per session their idle threads spin while another session works, and on a 2-core
+/// machine the draft model then ran ~3x slower than alone (measured). The first pipeline of a process sets the
+/// shared pool's size (`threads`); a session that asks for another size gets its own pool
+/// ([`super::OnnxRuntime`] decides), so a pipeline's `backend.threads` is always what it runs with.
+pub fn environment(configured: Option<&Path>, threads: usize) -> Result<(ort::environment::Environment, usize)> {
     let mut state = state();
     match &*state {
-        State::Ready(env, _) => return Ok(env.clone()),
+        State::Ready(env, _, pool) => return Ok((env.clone(), *pool)),
         State::ShutDown => {
             return Err(Error::RuntimeLibrary("ONNX Runtime was shut down in this process (specrt_shutdown); it cannot be started again".into()))
         }
@@ -79,14 +81,15 @@ pub fn environment(configured: Option<&Path>, threads: usize) -> Result<ort::env
         .with_global_thread_pool(pool)
         .build()
         .map_err(|e| Error::RuntimeLibrary(format!("{}: cannot create the environment: {e}", path.display())))?;
-    *state = State::Ready(env.clone(), path);
-    Ok(env)
+    let pool = threads.max(1);
+    *state = State::Ready(env.clone(), path, pool);
+    Ok((env, pool))
 }
 
 /// The library path in use, once loaded (and until [`shutdown`]).
 pub fn loaded_path() -> Option<PathBuf> {
     match &*state() {
-        State::Ready(_, path) => Some(path.clone()),
+        State::Ready(_, path, _) => Some(path.clone()),
         _ => None,
     }
 }

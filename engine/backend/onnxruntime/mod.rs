@@ -9,10 +9,11 @@
 //! - [`head`]: the runner for small auxiliary graphs (draft heads).
 //! - [`call_cost`]: ONNX Runtime's own cost of one `Run` (a one-node graph), for the benchmark's overhead table.
 //! - [`custom_ops`]: the engine's own operators (`ai.specrt`: [`block_matmul_op`] for GGUF-block linear layers,
-//!   [`attention_op`] for batch-invariant attention), registered on every session.
+//!   [`attention_op`] for batch-invariant attention, [`argmax_op`] for row argmaxes), registered on every session.
 //!
 //! This folder is the only place in the engine that uses the `ort` crate (scripts/check_layers.py checks it).
 
+pub mod argmax_op;
 pub mod attention_op;
 pub mod block_matmul_op;
 mod call_cost;
@@ -68,7 +69,7 @@ impl OnnxRuntime {
 
     fn session_from(&self, source: SessionSource<'_>) -> Result<ort::session::Session> {
         use ort::session::builder::GraphOptimizationLevel as G;
-        let env = library::environment(self.settings.library.as_deref(), self.threads)?;
+        let (env, shared_pool) = library::environment(self.settings.library.as_deref(), self.threads)?;
         let level = match self.settings.optimization {
             OptimizationLevel::Disable => G::Disable,
             OptimizationLevel::Basic => G::Level1,
@@ -82,6 +83,22 @@ impl OnnxRuntime {
             .map_err(backend_err)?
             .with_intra_threads(self.threads)
             .map_err(backend_err)?;
+        if self.threads != shared_pool {
+            // This pipeline asked for another thread count than the process's shared pool (set by the first
+            // pipeline loaded): it gets a pool of its own, so `backend.threads` is what it runs with (before, the
+            // setting was silently ignored for every pipeline but the first, e.g. a one-thread NAT beside a
+            // two-thread AR baseline in one bench process). A private pool of several threads does not spin, so
+            // its idle threads cannot slow the shared pool's sessions when both run in one process.
+            builder = builder.with_independent_thread_pool().map_err(backend_err)?;
+            if self.threads > 1 {
+                builder = builder.with_intra_op_spinning(false).map_err(backend_err)?;
+            }
+        }
+        if let Some(prefix) = std::env::var_os("SPECRT_ORT_PROFILE") {
+            // A developer's switch (docs/KERNELS.md): ONNX Runtime's per-node profile, written as
+            // PREFIX_<date>.json when the session is dropped. Costs time on every node: never for figures.
+            builder = builder.with_profiling(prefix).map_err(backend_err)?;
+        }
         let ops = custom_ops::domain().map_err(|e| Error::Backend(format!("cannot create the ai.specrt operators: {e}")))?;
         builder = builder.with_operators(ops).map_err(backend_err)?;
         builder = providers::register(builder, &self.settings.providers)?;
