@@ -171,7 +171,7 @@ NAT_SMALL_TRAINED := export/trained/ctc-nat-en-de-small
 NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ctc-nat-en-de-q8_0 $(MODELS)/ctc-nat-en-de-small-q8_0 $(MODELS)/ar-en-de \
                $(MODELS)/ar-en-de-q8_0 \
                $(MODELS)/tiny-ctc-nat \
-               $(MODELS)/tiny-ctc-nat-outvocab
+               $(MODELS)/tiny-ctc-nat-outvocab $(MODELS)/tiny-ctc-nat-q8_0
 # The head keeps only the ids the training targets use (target_vocab.json, `train_ctc_nat target-vocab`): on the
 # 2,013 test sentences 1 output differs, BLEU/chrF are unchanged, greedy -4%, beam -11% (docs/BENCHMARKS.md 5).
 $(MODELS)/ctc-nat-en-de/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors $(NAT_TRAINED)/target_vocab.json \
@@ -201,6 +201,9 @@ $(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat --random --out $(MODELS)/tiny-ctc-nat
 # The same random weights with the head restricted to the trained model's output vocabulary (tests: decoding
 # through ctc.output_ids equals decoding the full model's logits restricted to those columns).
+# The same random weights at q8_0 (MatMulGgml, ArgMaxRows without an id table): tests/nat_translation.rs.
+$(MODELS)/tiny-ctc-nat-q8_0/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
+	$(VPY) -m export ctc-nat --random --precision q8_0 --out $(MODELS)/tiny-ctc-nat-q8_0
 $(MODELS)/tiny-ctc-nat-outvocab/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py $(NAT_TRAINED)/target_vocab.json
 	$(VPY) -m export ctc-nat --random --output-vocab $(NAT_TRAINED)/target_vocab.json --out $(MODELS)/tiny-ctc-nat-outvocab
 nat-models: $(addsuffix /manifest.json,$(NAT_MODELS))

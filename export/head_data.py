@@ -227,9 +227,29 @@ def build_text(a) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Self-distillation and the target cache
 
+def _engine_answer(a, instruction: str) -> tuple:
+    """The target's greedy answer through the engine's CLI (`specrt generate --chat --json`): ~4x the tokens per
+    second of the Python loop below on the same CPU (the engine's kernels, its own KV cache). Its chat template is
+    SmolLM2's, the same prompt tokens as chatml(instruction, None) (checked: 38 = 38 on the first instruction)."""
+    import subprocess
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
+        f.write(instruction)
+        prompt_file = f.name
+    try:
+        out = subprocess.run([a.engine, "generate", "--config", a.engine_config, "--chat", "--json", "--temperature",
+                              "0", "--max-tokens", str(a.max_new), "--prompt-file", prompt_file],
+                             capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(prompt_file)
+    r = json.loads(out.stdout)
+    return r["text"], int(r["new_tokens"])
+
+
 def self_distill(a) -> int:
     """Greedy answers of the target to AlpacaEval instructions (hash order), time-limited; appends to
-    self_distill.jsonl so it can be resumed."""
+    self_distill.jsonl so it can be resumed. With --engine, the engine's CLI answers (fast); otherwise a Python
+    ONNX Runtime loop over --target."""
     import numpy as np
     from tokenizers import Tokenizer
 
@@ -244,6 +264,22 @@ def self_distill(a) -> int:
     if os.path.exists(path):
         with open(path) as f:
             done = {json.loads(line)["id"] for line in f}
+    if a.engine:
+        t0, n = time.time(), 0
+        with open(path, "a") as f:
+            for d in instr[: a.self_distill]:
+                if d["id"] in done:
+                    continue
+                if time.time() - t0 > a.max_minutes * 60:
+                    break
+                answer, tokens = _engine_answer(a, d["instruction"])
+                f.write(json.dumps({"id": d["id"], "answer": answer, "tokens": tokens, "by": "engine"}) + "\n")
+                f.flush()
+                n += 1
+                if n % 20 == 0:
+                    log(f"self-distill {n}: {tokens} tokens, {(time.time() - t0) / 60:.1f} min")
+        log(f"self-distill: {n} answers in {(time.time() - t0) / 60:.1f} min -> {path}")
+        return 0
     dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
     t0 = time.time()
     n = 0
@@ -407,6 +443,8 @@ def main(argv=None) -> int:
         if name == "self-distill":
             p.add_argument("--self-distill", type=int, default=805, help="instructions to answer")
             p.add_argument("--max-new", type=int, default=192)
+            p.add_argument("--engine", default=None, help="the specrt binary: answer through the engine's CLI")
+            p.add_argument("--engine-config", default=None, help="with --engine: the pipeline YAML of the target")
     a = ap.parse_args(argv)
     if a.cmd == "text":
         return build_text(a)

@@ -328,19 +328,25 @@ fn bench_on_a_nat_pipeline_writes_the_translation_fields() {
 
 #[test]
 fn greedy_reads_the_graphs_token_ids_and_gets_the_logits_argmax() {
-    let mut model = NatModel::open(&backend(2), &tiny_nat()).unwrap();
+    // fp32 (ONNX ArgMax) and q8_0 (the engine's ArgMaxRows, no id table) graphs of the same random weights
+    greedy_matches_logits(&tiny_nat());
+    greedy_matches_logits(&model_dir("tiny-ctc-nat-q8_0"));
+}
+
+fn greedy_matches_logits(model_dir: &Path) {
+    let mut model = NatModel::open(&backend(2), model_dir).unwrap();
     assert!(model.has_token_ids(), "the export has token_ids, so greedy decoding takes that path");
     let ctc = model.manifest().ctc.clone();
     let dir = tempfile::tempdir().unwrap();
     let sources = sentences();
     for batch in [1, 16] {
-        let mut p = NatPipeline::load(&nat_yaml(dir.path(), &tiny_nat(), &format!("  batch_size: {batch}\n"))).unwrap();
+        let mut p = NatPipeline::load(&nat_yaml(dir.path(), model_dir, &format!("  batch_size: {batch}\n"))).unwrap();
         let got: Vec<Vec<u32>> = p.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
         for (s, got) in sources.iter().zip(&got) {
             let up = upsample(&p.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap();
             let logits = model.forward(&[up]).unwrap();
             let want = specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_id);
-            assert_eq!(got, &want, "batch {batch}: {s}");
+            assert_eq!(got, &want, "{}, batch {batch}: {s}", model_dir.display());
         }
         assert!(got.iter().any(|t| !t.is_empty()), "random weights still emit tokens");
     }
