@@ -221,7 +221,7 @@ TRAIN_MINUTES ?= 60
 $(TRAIN_VENV)/.stamp:
 	$(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check torch==2.15.0 tokenizers==0.23.3 safetensors==0.8.0 \
-		sacrebleu==2.6.0 numpy
+		sacrebleu==2.6.0 numpy onnx==1.19.1
 	touch $@
 train-env: $(TRAIN_VENV)/.stamp
 train-nat: train-env translation-pairs

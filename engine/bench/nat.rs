@@ -171,8 +171,8 @@ fn nat_batch1(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label:
 }
 
 /// The NAT's greedy batch-1 run and the AR baseline's, in alternating blocks of [`ALTERNATION_BLOCK`] sentences
-/// (NAT, AR, NAT, AR, ...), so both see the same machine: on the 2-vCPU VMs these figures come from, the AR
-/// baseline's mean latency moved between 7.9 and 16 ms from one process to the next and within a process
+/// (NAT, AR, NAT, AR, ...), so both see the same machine: on the 2-vCPU VMs these figures come from, the fp32 AR
+/// baseline's mean latency moved between 7.0 and 16.2 ms from one process to the next and within a process
 /// (docs/BENCHMARKS.md section 5), and a ratio of two phases minutes apart measured that drift as much as the
 /// models. Each block keeps its own model's weights warm, as a run of sentences would.
 fn alternate(nat: &mut NatPipeline, ar: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize) -> Result<(Run, Run)> {
