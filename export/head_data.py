@@ -239,9 +239,14 @@ def _engine_answer(a, instruction: str) -> tuple:
     try:
         out = subprocess.run([a.engine, "generate", "--config", a.engine_config, "--chat", "--json", "--temperature",
                               "0", "--max-tokens", str(a.max_new), "--prompt-file", prompt_file],
-                             capture_output=True, text=True, check=True)
+                             capture_output=True, text=True)
+    except OSError as e:
+        raise SystemExit(f"--engine {a.engine}: cannot run it ({e})")
     finally:
         os.unlink(prompt_file)
+    if out.returncode != 0:
+        raise SystemExit(f"--engine {a.engine} --engine-config {a.engine_config} failed (exit {out.returncode}): "
+                         f"{out.stderr.strip()[-2000:]}")
     r = json.loads(out.stdout)
     return r["text"], int(r["new_tokens"])
 
@@ -265,31 +270,13 @@ def self_distill(a) -> int:
         with open(path) as f:
             done = {json.loads(line)["id"] for line in f}
     if a.engine:
-        t0, n = time.time(), 0
-        with open(path, "a") as f:
-            for d in instr[: a.self_distill]:
-                if d["id"] in done:
-                    continue
-                if time.time() - t0 > a.max_minutes * 60:
-                    break
-                answer, tokens = _engine_answer(a, d["instruction"])
-                f.write(json.dumps({"id": d["id"], "answer": answer, "tokens": tokens, "by": "engine"}) + "\n")
-                f.flush()
-                n += 1
-                if n % 20 == 0:
-                    log(f"self-distill {n}: {tokens} tokens, {(time.time() - t0) / 60:.1f} min")
-        log(f"self-distill: {n} answers in {(time.time() - t0) / 60:.1f} min -> {path}")
-        return 0
-    dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
-    t0 = time.time()
-    n = 0
-    with open(path, "a") as f:
-        for d in instr[: a.self_distill]:
-            if d["id"] in done:
-                continue
-            if time.time() - t0 > a.max_minutes * 60:
-                break
-            ids = tok.encode(chatml(d["instruction"], None)).ids[-700:]
+        def answer(instruction: str) -> tuple:
+            return _engine_answer(a, instruction)
+    else:
+        dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
+
+        def answer(instruction: str) -> tuple:
+            ids = tok.encode(chatml(instruction, None)).ids[-700:]
             P = len(ids)
             logits = dec.forward(ids, np.arange(P), 0, logits_indices=[P - 1])
             out = []
@@ -300,10 +287,22 @@ def self_distill(a) -> int:
                 out.append(t)
                 logits = dec.forward([t], [P], P, logits_indices=[0])
                 P += 1
-            f.write(json.dumps({"id": d["id"], "answer": tok.decode(out), "tokens": len(out)}) + "\n")
+            return tok.decode(out), len(out)
+    by = "engine" if a.engine else "python"
+    t0, n = time.time(), 0
+    with open(path, "a") as f:
+        for d in instr[: a.self_distill]:
+            if d["id"] in done:
+                continue
+            if time.time() - t0 > a.max_minutes * 60:
+                break
+            text, tokens = answer(d["instruction"])
+            f.write(json.dumps({"id": d["id"], "answer": text, "tokens": tokens, "by": by}) + "\n")
             f.flush()
             n += 1
-            log(f"self-distill {n}: {len(out)} tokens, {(time.time() - t0) / 60:.1f} min")
+            if n % 20 == 0:
+                log(f"self-distill {n}: {tokens} tokens, {(time.time() - t0) / 60:.1f} min")
+    log(f"self-distill: {n} answers in {(time.time() - t0) / 60:.1f} min -> {path}")
     return 0
 
 
@@ -446,6 +445,8 @@ def main(argv=None) -> int:
             p.add_argument("--engine", default=None, help="the specrt binary: answer through the engine's CLI")
             p.add_argument("--engine-config", default=None, help="with --engine: the pipeline YAML of the target")
     a = ap.parse_args(argv)
+    if a.cmd == "self-distill" and bool(a.engine) != bool(a.engine_config):
+        ap.error("self-distill: --engine and --engine-config go together (the binary and the target's pipeline YAML)")
     if a.cmd == "text":
         return build_text(a)
     if a.cmd == "self-distill":

@@ -292,3 +292,15 @@ def test_trained_head_exports_and_matches_reference(kind, tmp_path):
         r = _graph_rows(kind, r)
         assert outs[name][0].shape == r.shape, (name, outs[name][0].shape, r.shape)
         assert np.abs(outs[name][0] - r).max() < 1e-4 * max(1.0, np.abs(r).max()), name
+
+
+def test_self_distill_needs_the_engine_and_its_config_together():
+    # bad flags are a clear argparse error (exit 2), before any data is fetched
+    import pytest
+
+    from export import head_data
+
+    for argv in (["self-distill", "--engine", "target/release/specrt"], ["self-distill", "--engine-config", "x.yaml"]):
+        with pytest.raises(SystemExit) as e:
+            head_data.main(argv)
+        assert e.value.code == 2
