@@ -171,7 +171,7 @@ NAT_SMALL_TRAINED := export/trained/ctc-nat-en-de-small
 NAT_MODELS  := $(MODELS)/ctc-nat-en-de $(MODELS)/ctc-nat-en-de-q8_0 $(MODELS)/ctc-nat-en-de-small-q8_0 $(MODELS)/ar-en-de \
                $(MODELS)/ar-en-de-q8_0 \
                $(MODELS)/tiny-ctc-nat \
-               $(MODELS)/tiny-ctc-nat-outvocab $(MODELS)/tiny-ctc-nat-q8_0
+               $(MODELS)/tiny-ctc-nat-outvocab $(MODELS)/tiny-ctc-nat-q8_0 $(MODELS)/tiny-ctc-nat-q8_0-unfused
 # The head keeps only the ids the training targets use (target_vocab.json, `train_ctc_nat target-vocab`): on the
 # 2,013 test sentences 1 output differs, BLEU/chrF are unchanged, greedy -4%, beam -11% (docs/BENCHMARKS.md 5).
 $(MODELS)/ctc-nat-en-de/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.safetensors $(NAT_TRAINED)/target_vocab.json \
@@ -184,7 +184,7 @@ $(MODELS)/ctc-nat-en-de-q8_0/manifest.json: $(VENV)/.stamp $(NAT_TRAINED)/model.
 	$(VPY) -m export ctc-nat $(NAT_TRAINED) --output-vocab $(NAT_TRAINED)/target_vocab.json --precision q8_0 \
 		--out $(MODELS)/ctc-nat-en-de-q8_0
 # The latency model (issue 14 item 4): width 192, upsampling rate 1.5 (3.5M parameters, trained 55 minutes like
-# the one above), on the int8 kernel with Q/K/V and gate/up stacked; BLEU 14.6 against AR's 15.45.
+# the one above), on the int8 kernel, each layer one EncoderLayerGgml node; BLEU 14.6 against AR's 15.45.
 $(MODELS)/ctc-nat-en-de-small-q8_0/manifest.json: $(VENV)/.stamp $(NAT_SMALL_TRAINED)/model.safetensors \
 		$(NAT_SMALL_TRAINED)/target_vocab.json export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat $(NAT_SMALL_TRAINED) --output-vocab $(NAT_SMALL_TRAINED)/target_vocab.json --precision q8_0 \
@@ -201,9 +201,12 @@ $(MODELS)/tiny-ctc-nat/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat --random --out $(MODELS)/tiny-ctc-nat
 # The same random weights with the head restricted to the trained model's output vocabulary (tests: decoding
 # through ctc.output_ids equals decoding the full model's logits restricted to those columns).
-# The same random weights at q8_0 (MatMulGgml, ArgMaxRows without an id table): tests/nat_translation.rs.
+# The same random weights at q8_0 (EncoderLayerGgml layers, a MatMulGgml head, ArgMaxRows without an id table),
+# and with each layer as ~14 nodes around MatMulGgml: tests/nat_translation.rs compares the two.
 $(MODELS)/tiny-ctc-nat-q8_0/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
 	$(VPY) -m export ctc-nat --random --precision q8_0 --out $(MODELS)/tiny-ctc-nat-q8_0
+$(MODELS)/tiny-ctc-nat-q8_0-unfused/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py
+	$(VPY) -m export ctc-nat --random --precision q8_0 --unfused-layers --out $(MODELS)/tiny-ctc-nat-q8_0-unfused
 $(MODELS)/tiny-ctc-nat-outvocab/manifest.json: $(VENV)/.stamp export/graph_ctc_nat.py $(NAT_TRAINED)/target_vocab.json
 	$(VPY) -m export ctc-nat --random --output-vocab $(NAT_TRAINED)/target_vocab.json --out $(MODELS)/tiny-ctc-nat-outvocab
 nat-models: $(addsuffix /manifest.json,$(NAT_MODELS))
@@ -341,10 +344,12 @@ lint:
 	@if cargo tree --no-default-features -e normal --prefix none | grep -E '^(tokio|axum|clap|hyper) '; then \
 		echo "libspecrt (no default features) depends on the crates above"; exit 1; fi
 
-# `cargo build` first: the C-example test links target/debug/libspecrt.so.
+# `cargo build` first: the C-example test links target/debug/libspecrt.so. No incremental cache: a test run builds
+# once, and the cache cost 1.5 GB of disk on the CI machine (Cargo.toml [profile.dev] has the rest of that story).
 test-rust:
-	cargo build --features "$(GPU_FEATURES)"
-	LD_LIBRARY_PATH="$(CURDIR)/$(NVRTC_DIR):$$LD_LIBRARY_PATH" cargo test --no-fail-fast --features "$(GPU_FEATURES)"
+	CARGO_INCREMENTAL=0 cargo build --features "$(GPU_FEATURES)"
+	CARGO_INCREMENTAL=0 LD_LIBRARY_PATH="$(CURDIR)/$(NVRTC_DIR):$$LD_LIBRARY_PATH" \
+		cargo test --no-fail-fast --features "$(GPU_FEATURES)"
 
 # The C library for hosts: target/release/libspecrt.{so,a}, its header engine/include/specrt.h and a pkg-config file.
 # Built without the default features (no HTTP server, async runtime or CLI parser in the C library), in its own
@@ -359,8 +364,11 @@ lib:
 test-c: setup lib
 	cargo test --release --test c_abi --test c_shutdown --test c_examples --test c_header_fresh
 
+# pytest keeps only a failing test's temporary folder, of this run only: a run exports SmolLM2 several times
+# (0.2-0.6 GB each) and the default (every folder of the last three runs) filled a CI machine's disk.
 test-python: setup
-	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q export/tests
+	SPECRT_REQUIRE_REAL=1 $(VPY) -m pytest -q -o tmp_path_retention_policy=failed -o tmp_path_retention_count=1 \
+		export/tests
 
 # ---- benchmarks --------------------------------------------------------------------------------------------
 DATASETS := .cache/datasets

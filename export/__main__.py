@@ -147,6 +147,9 @@ def main(argv=None) -> int:
     p.add_argument("--precision", choices=["fp32", "int8", "q8_0"], default="fp32",
                    help="int8: 8-bit MatMulNBits with int8 activations (faster on CPU, slightly lossy); q8_0: GGML Q8_0 "
                         "blocks on the engine's own MatMulGgml (runs only in specrt)")
+    p.add_argument("--unfused-layers", action="store_true",
+                   help="q8_0: each layer as ~14 ONNX nodes (MatMulGgml, RMSNormalization, MultiHeadAttention, ...) "
+                        "instead of one ai.specrt::EncoderLayerGgml (for comparisons)")
     p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("draft-head", help="draft head (ctc / medusa / eagle) from the recipe's output "
                                           "(export/train_draft_head.py) or random, bound to one target")

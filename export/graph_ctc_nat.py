@@ -78,12 +78,14 @@ def dims_of(w: dict, heads: int) -> dict:
 PRECISIONS = ("fp32", "int8", "q8_0")
 
 
-def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -> onnx.ModelProto:
+def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None,
+                fused_layers: bool = True) -> onnx.ModelProto:
     """The encoder graph. precision int8: every projection and the output head as 8-bit MatMulNBits (block 32,
     round-to-nearest) with int8 activations (accuracy_level 4). precision q8_0: the same layers as GGML Q8_0 blocks
-    (block 32, round-to-nearest, fp16 scale) on the engine's own ai.specrt::MatMulGgml (the AVX-512 VNNI panel
-    kernel where the CPU has it; runs only in specrt, not in Python's onnxruntime). output_ids: the output
-    vocabulary (sorted token ids), or None for the whole vocabulary."""
+    (block 32, round-to-nearest, fp16 scale) on the engine's own operators (the AVX-512 VNNI panel kernel where the
+    CPU has it; runs only in specrt, not in Python's onnxruntime): each layer one ai.specrt::EncoderLayerGgml node
+    (fused_layers, the default) or ~14 nodes around ai.specrt::MatMulGgml; the head a MatMulGgml. output_ids: the
+    output vocabulary (sorted token ids), or None for the whole vocabulary."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
     head_rows = w["embed.weight"] if output_ids is None else w["embed.weight"][np.asarray(output_ids, np.int64)]
@@ -122,8 +124,27 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None) -
         sizes = g.init(name + ".split", np.array([w[m].shape[0] for m in names], np.int64))
         return g.op("Split", [y, sizes], n_out=len(names), name=name + "/Split", axis=-1)
 
+    def fused_layer(x, p):
+        """One ai.specrt::EncoderLayerGgml: the whole layer below in one node (Q/K/V and gate/up stacked along N as
+        in fused()). Why: as ~14 nodes the small model's batch-1 pass spent about half its time outside the matmul
+        kernel (node dispatch, Split copies, allocations); engine/kernels/encoder_layer.rs has the numbers."""
+        def blocks(names, name):
+            stacked = np.concatenate([np.asarray(w[n], np.float32) for n in names], 0)
+            return g.init(name + ".ggml_blocks", ggml_encode(stacked, "Q8_0"))
+        ins = [x, mask, g.init(p + "input_layernorm.weight", w[p + "input_layernorm.weight"]),
+               blocks([p + n + ".weight" for n in ("q_proj", "k_proj", "v_proj")], p + "qkv_proj"),
+               blocks([p + "o_proj.weight"], p + "o_proj.weight"),
+               g.init(p + "post_attention_layernorm.weight", w[p + "post_attention_layernorm.weight"]),
+               blocks([p + "gate_proj.weight", p + "up_proj.weight"], p + "gate_up_proj"),
+               blocks([p + "down_proj.weight"], p + "down_proj.weight")]
+        return g.op("EncoderLayerGgml", ins, domain=SPECRT, name=p + "layer", hidden=dims["hidden_size"],
+                    num_heads=H, ffn=dims["intermediate_size"], epsilon=float(eps), ggml_type="Q8_0")
+
     for i in range(dims["num_layers"]):
         p = f"layers.{i}."
+        if precision == "q8_0" and fused_layers:
+            x = fused_layer(x, p)
+            continue
         h = g.op("RMSNormalization", [x, g.init(p + "input_layernorm.weight", w[p + "input_layernorm.weight"])],
                  name=p + "attn_norm", axis=-1, epsilon=eps)
         if precision == "q8_0":
@@ -223,9 +244,11 @@ def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> 
 
 
 def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: dict, source: dict,
-                   check: bool = True, precision: str = "fp32", output_vocab: str | None = None) -> dict:
+                   check: bool = True, precision: str = "fp32", output_vocab: str | None = None,
+                   fused_layers: bool = True) -> dict:
     """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest. output_vocab: a
-    target_vocab.json restricting the output head (module docstring), or None for the whole vocabulary."""
+    target_vocab.json restricting the output head (module docstring), or None for the whole vocabulary.
+    fused_layers: q8_0 layers as one EncoderLayerGgml node each (build_graph)."""
     from tokenizers import Tokenizer  # the exporter's venv has it (requirements.txt)
 
     t0 = time.time()
@@ -241,7 +264,7 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         raise ValueError(f"tokenizer vocab {tok.get_vocab_size()} != embedding rows {dims['vocab_size']}")
     output_ids = None if output_vocab is None else read_output_vocab(output_vocab, dims["vocab_size"], tid("<blank>"))
     width = dims["vocab_size"] if output_ids is None else len(output_ids)
-    files = save_model(build_graph(w, dims, precision, output_ids), out_dir)
+    files = save_model(build_graph(w, dims, precision, output_ids, fused_layers), out_dir)
     if check:
         from .pipeline import check_model
         check_model(os.path.join(out_dir, files[0]))
@@ -270,8 +293,9 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
             "fp32 MatMul; trained weights stored as fp16" if precision == "fp32" else
             "8-bit MatMulNBits (block 32, round-to-nearest from the fp16 weights), int8 activations (accuracy_level 4)"
             if precision == "int8" else
-            "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml, int8 "
-            "activations per 32-block; runs only in the specrt engine"]},
+            "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml"
+            + (" and EncoderLayerGgml (one node per layer)" if fused_layers else "")
+            + ", int8 activations per 32-block; runs only in the specrt engine"]},
         "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io},
         "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
     }
@@ -307,7 +331,7 @@ def main_export(a) -> None:
     if a.rate_override:
         nat["rate"] = a.rate_override
     export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check, precision=a.precision,
-                   output_vocab=a.output_vocab)
+                   output_vocab=a.output_vocab, fused_layers=not a.unfused_layers)
     print(a.out)
 
 

@@ -42,14 +42,21 @@ fn sentences() -> Vec<String> {
 
 #[test]
 fn batched_logits_equal_one_sentence_passes() {
-    let mut model = NatModel::open(&backend(2), &tiny_nat()).unwrap();
+    // fp32 (ONNX Runtime's MultiHeadAttention with its key padding mask) and q8_0 (the engine's fused
+    // EncoderLayerGgml, which masks the padded keys itself).
+    batched_equals_alone(&tiny_nat());
+    batched_equals_alone(&model_dir("tiny-ctc-nat-q8_0"));
+}
+
+fn batched_equals_alone(dir: &Path) {
+    let mut model = NatModel::open(&backend(2), dir).unwrap();
     let (mask, limit) = (model.manifest().ctc.mask_id, model.manifest().ctc.upsample.position_limit);
     let batch: Vec<Vec<u32>> = (1..12u32).map(|n| upsample(&(100..100 + 3 * n).collect::<Vec<_>>(), 2.0, limit, mask).unwrap()).collect();
     let together = model.forward(&batch).unwrap();
     for (i, s) in batch.iter().enumerate() {
         let alone = model.forward(std::slice::from_ref(s)).unwrap();
         let d = max_abs_diff(together.sentence(i), alone.sentence(0));
-        assert!(d < 1e-4, "sentence {i}: padding in a batch changed the logits by {d}");
+        assert!(d < 1e-4, "{}, sentence {i}: padding in a batch changed the logits by {d}", dir.display());
         assert_eq!(together.sentence(i).len(), s.len() * together.vocab());
     }
 }
@@ -331,6 +338,36 @@ fn greedy_reads_the_graphs_token_ids_and_gets_the_logits_argmax() {
     // fp32 (ONNX ArgMax) and q8_0 (the engine's ArgMaxRows, no id table) graphs of the same random weights
     greedy_matches_logits(&tiny_nat());
     greedy_matches_logits(&model_dir("tiny-ctc-nat-q8_0"));
+}
+
+#[test]
+fn the_fused_encoder_layer_computes_what_the_unfused_graph_does() {
+    // The same random weights at q8_0, each layer as one ai.specrt::EncoderLayerGgml node and as ~14 ONNX nodes
+    // around MatMulGgml (RMSNormalization, MultiHeadAttention, Sigmoid, ...): the logits agree to the 8-bit
+    // activations' rounding (a norm or attention output rounding differently can move a quantized code), and
+    // nearly every position's argmax is the same.
+    let fused_dir = model_dir("tiny-ctc-nat-q8_0");
+    let mut fused = NatModel::open(&backend(2), &fused_dir).unwrap();
+    let mut unfused = NatModel::open(&backend(2), &model_dir("tiny-ctc-nat-q8_0-unfused")).unwrap();
+    let (mask, limit) = (fused.manifest().ctc.mask_id, fused.manifest().ctc.upsample.position_limit);
+    let batch: Vec<Vec<u32>> = (1..12u32).map(|n| upsample(&(100..100 + 3 * n).collect::<Vec<_>>(), 2.0, limit, mask).unwrap()).collect();
+    let (a, b) = (fused.forward(&batch).unwrap(), unfused.forward(&batch).unwrap());
+    // Negative control: the same passes with the sentences shifted by one (other inputs, same shapes).
+    let shifted: Vec<Vec<u32>> = batch.iter().map(|s| s.iter().map(|&t| if t == mask { t } else { t + 1 }).collect()).collect();
+    let c = fused.forward(&shifted).unwrap();
+    let (mut worst, mut control, mut same, mut rows) = (0.0f32, 0.0f32, 0usize, 0usize);
+    for i in 0..batch.len() {
+        let scale = a.sentence(i).iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        worst = worst.max(max_abs_diff(a.sentence(i), b.sentence(i)) / scale);
+        control = control.max(max_abs_diff(a.sentence(i), c.sentence(i)) / scale);
+        for (x, y) in a.sentence(i).chunks_exact(a.vocab()).zip(b.sentence(i).chunks_exact(b.vocab())) {
+            same += usize::from(specrt::kernels::argmax::argmax(x) == specrt::kernels::argmax::argmax(y));
+            rows += 1;
+        }
+    }
+    assert!(worst < 0.05, "fused vs unfused: largest difference {worst} of the logits' range");
+    assert!(same * 100 >= rows * 95, "only {same} of {rows} positions have the same argmax");
+    assert!(control > 5.0 * worst.max(1e-3), "the control inputs moved the logits by only {control} (fused vs unfused {worst})");
 }
 
 fn greedy_matches_logits(model_dir: &Path) {

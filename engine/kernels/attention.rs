@@ -71,7 +71,7 @@ fn attend_scalar<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], s
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(super) mod avx2 {
     use std::arch::x86_64::*;
 
     use super::KvElem;
@@ -215,7 +215,7 @@ mod avx2 {
     /// e^x for 8 lanes (Cephes' single-precision polynomial, relative error ~2e-7; its last coefficient
     /// 5.0000001201e-1 is 0.5 in f32); 0 below -87.
     #[inline(always)]
-    unsafe fn exp(x: __m256) -> __m256 {
+    pub(crate) unsafe fn exp(x: __m256) -> __m256 {
         // SAFETY: register-only intrinsics under the caller's target features.
         unsafe {
             let small = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0), _CMP_LT_OQ);

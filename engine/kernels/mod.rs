@@ -3,6 +3,8 @@
 //! - [`argmax`]: each row's argmax (first maximum, NaN never chosen), 8 values per compare.
 //! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
+//! - [`encoder_layer`]: one pre-norm encoder layer (norms, block-matmul projections, bidirectional attention,
+//!   SwiGLU) in one call, the CTC NAT's.
 //! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
@@ -24,6 +26,7 @@ mod block_matmul_avx2_panels;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx512;
 pub mod block_matrix;
+pub mod encoder_layer;
 pub mod half;
 pub mod panel_matrix;
 mod panel_operands;

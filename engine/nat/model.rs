@@ -122,7 +122,7 @@ impl NatModel {
 
     /// One forward pass over `batch` asking only for `token_ids`, calling `each(i, ids)` with sentence `i`'s real
     /// positions (token ids, already mapped through the output vocabulary by the graph).
-    pub(crate) fn forward_ids_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[i64]) -> Result<R>) -> Result<Vec<R>> {
+    pub fn forward_ids_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[i64]) -> Result<R>) -> Result<Vec<R>> {
         let positions = self.stage(batch)?;
         let data = self.graph.forward_token_ids(&self.ids, &self.mask, batch.len(), positions)?;
         batch.iter().enumerate().map(|(i, s)| each(i, &data[i * positions..i * positions + s.len()])).collect()

@@ -133,19 +133,26 @@ def test_int8_export_stays_close_to_the_float_model(tmp_path):
     assert (got.argmax(-1) == ref.argmax(-1)).mean() > 0.9
 
 
-def test_q8_0_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
-    # precision q8_0: every projection and the head become ai.specrt::MatMulGgml over GGML Q8_0 blocks (the engine
-    # runs them; Python's onnxruntime cannot, so the graph is checked here and decoded in tests/nat_translation.rs)
-    from export.ggml_blocks import ggml_encode
-
-    vocab = _vocab(DEFAULT_TOKENIZER)
-    w = random_weights(vocab=vocab, dim=64, heads=2, ffn=128, layers=2, positions=40, seed=5)
+def _random_q8_0_export(tmp_path, fused_layers: bool):
+    """(weights, dims, manifest) of a random 2-layer width-64 q8_0 export written to tmp_path."""
+    w = random_weights(vocab=_vocab(DEFAULT_TOKENIZER), dim=64, heads=2, ffn=128, layers=2, positions=40, seed=5)
     dims = dims_of(w, 2)
     with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
         tok = f.read()
-    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision="q8_0")
+    man = export_ctc_nat(str(tmp_path), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision="q8_0",
+                         fused_layers=fused_layers)
+    return w, dims, man
+
+
+def test_q8_0_unfused_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
+    # precision q8_0 with --unfused-layers: every projection and the head become ai.specrt::MatMulGgml over GGML Q8_0 blocks (the engine
+    # runs them; Python's onnxruntime cannot, so the graph is checked here and decoded in tests/nat_translation.rs)
+    from export.ggml_blocks import ggml_encode
+
+    w, dims, man = _random_q8_0_export(tmp_path, fused_layers=False)
     assert man["precision"]["weights"] == "q8_0" and "MatMulGgml" in man["precision"]["notes"][0]
     model = onnx.load(os.path.join(tmp_path, "model.onnx"))
+    assert not [n for n in model.graph.node if n.op_type == "EncoderLayerGgml"]
     nodes = [n for n in model.graph.node if n.op_type == "MatMulGgml"]
     # per layer: Q/K/V stacked in one node, O, gate/up stacked, down; plus the head
     assert len(nodes) == 2 * 4 + 1 and all(n.domain == "ai.specrt" for n in nodes)
@@ -167,3 +174,34 @@ def test_q8_0_export_writes_the_blocks_the_engine_kernel_reads(tmp_path):
     am = [n for n in model.graph.node if n.op_type == "ArgMaxRows"]
     assert len(am) == 1 and am[0].domain == "ai.specrt" and list(am[0].output) == ["token_ids"]
     assert am[0].input[0] == "logits"
+
+
+def test_q8_0_export_fuses_each_layer_into_one_engine_node(tmp_path):
+    # The default q8_0 graph: per layer one ai.specrt::EncoderLayerGgml over the layer's norms and Q8_0 blocks (Q/K/V
+    # and gate/up stacked along N, the same blocks the unfused graph's MatMulGgml nodes read), then the final norm,
+    # a MatMulGgml head writing `logits` and ArgMaxRows writing `token_ids`.
+    from export.ggml_blocks import ggml_encode
+
+    w, dims, man = _random_q8_0_export(tmp_path, fused_layers=True)
+    assert "EncoderLayerGgml" in man["precision"]["notes"][0]
+    model = onnx.load(os.path.join(tmp_path, "model.onnx"))
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("EncoderLayerGgml") == 2 and ops.count("MatMulGgml") == 1
+    assert not {"MultiHeadAttention", "Split", "Sigmoid", "MatMul", "MatMulNBits"} & set(ops)
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    layer = next(n for n in model.graph.node if n.name == "layers.1.layer")
+    assert layer.domain == "ai.specrt" and len(layer.input) == 8
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in layer.attribute}
+    assert attrs["hidden"] == 64 and attrs["num_heads"] == 2 and attrs["ffn"] == 128 and attrs["ggml_type"] == b"Q8_0"
+    assert abs(attrs["epsilon"] - dims["rms_norm_eps"]) < 1e-12
+    # inputs: X, mask (int32), attn_norm, qkv, o, ffn_norm, gate_up, down
+    assert np.array_equal(inits[layer.input[2]], w["layers.1.input_layernorm.weight"])
+    assert np.array_equal(inits[layer.input[5]], w["layers.1.post_attention_layernorm.weight"])
+    stacked = {3: ["q_proj", "k_proj", "v_proj"], 4: ["o_proj"], 6: ["gate_proj", "up_proj"], 7: ["down_proj"]}
+    for i, names in stacked.items():
+        m = np.concatenate([w[f"layers.1.{n}.weight"] for n in names], 0).astype(np.float32)
+        assert np.array_equal(inits[layer.input[i]], ggml_encode(m, "Q8_0")), names
+    first = next(n for n in model.graph.node if n.name == "layers.0.layer")
+    assert list(layer.input[:1]) == list(first.output)  # layers chain through X
+    mask = next(n for n in model.graph.node if n.op_type == "Cast")
+    assert layer.input[1] == mask.output[0] and onnx.helper.get_attribute_value(mask.attribute[0]) == onnx.TensorProto.INT32

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -62,7 +63,10 @@ def space_export(tmp_path_factory, smollm2_ck):
     export("no-adapter", smollm2_ck, "fp32")
     merged, _, _ = merge_folder(copy.deepcopy(smollm2_ck), ART)
     export("merged", merged, "fp32")
-    return out
+    yield out
+    # The four exports take ~2 GB; nothing after this module reads them (pytest would keep them to the end).
+    for d in out.values():
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def ort_probe(model_dir: str, probe: dict, replace_masks: bool = False) -> np.ndarray:

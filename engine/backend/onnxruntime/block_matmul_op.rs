@@ -24,7 +24,7 @@ use ort::sys::OrtKernelContext;
 use ort::value::{TensorElementType, TensorValueType};
 use ort::AsPointer;
 
-use super::op_io::{check, input, output, positive_attr, MAX_RANK};
+use super::op_io::{check, ggml_type_attr, input, output, positive_attr, MAX_RANK};
 use crate::kernels::{block_matmul, BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
 
 /// The operator's name in that domain.
@@ -54,30 +54,27 @@ impl Operator for MatMulGgml {
     fn create_kernel<'attr>(&self, kctx: &KernelContext<'attr>) -> ort::Result<Self::Kernel<'attr>> {
         let node = kctx.node_name().unwrap_or_default();
         let (k, n) = (positive_attr(kctx, OP_NAME, &node, "K")?, positive_attr(kctx, OP_NAME, &node, "N")?);
-        let type_name: String =
-            kctx.get("ggml_type").ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: attribute ggml_type missing")))?;
-        let format = BlockFormat::parse(&type_name).ok_or_else(|| {
-            let known: Vec<&str> = BlockFormat::ALL.iter().map(|f| f.name()).collect();
-            ort::Error::new(format!("{OP_NAME} node {node:?}: ggml_type {type_name:?} is not one of {}", known.join(", ")))
-        })?;
+        let format = ggml_type_attr(kctx, OP_NAME, &node)?;
         if !k.is_multiple_of(format.block_weights()) {
             return Err(ort::Error::new(format!(
-                "{OP_NAME} node {node:?}: K = {k} is not a multiple of {} ({type_name}'s block)",
-                format.block_weights()
+                "{OP_NAME} node {node:?}: K = {k} is not a multiple of {} ({}'s block)",
+                format.block_weights(),
+                format.name()
             )));
         }
         let isa = Isa::detect();
         // The panel copy is made here, while the session loads, where W is a constant initializer (it is in every
         // export); `compute` checks it was made from the buffer it is given and re-makes it otherwise.
-        let panels = if isa.uses_panels(format) { constant_panels(kctx, format, k, n) } else { None };
+        let panels = if isa.uses_panels(format) { constant_panels(kctx, 1, format, k, n) } else { None };
         Ok(MatMulGgmlKernel { node, format, k, n, isa, panels })
     }
 }
 
-/// The panel copy of input 1 when it is a constant initializer of the right size (`None` otherwise: `compute`
-/// reports a wrong size with the shapes, and a non-constant W gets its copy on the first call).
-fn constant_panels(kctx: &KernelContext, format: BlockFormat, k: usize, n: usize) -> Option<(usize, usize, PanelMatrix)> {
-    let w = kctx.constant_input::<TensorValueType<u8>>(1).ok()?;
+/// The panel copy of input `index` (block weights `[n, k]`) when it is a constant initializer of the right size
+/// (`None` otherwise: `compute` reports a wrong size with the shapes, and a non-constant W gets its copy on the
+/// first call), with the address and length of the buffer it was made from.
+pub(super) fn constant_panels(kctx: &KernelContext, index: usize, format: BlockFormat, k: usize, n: usize) -> Option<(usize, usize, PanelMatrix)> {
+    let w = kctx.constant_input::<TensorValueType<u8>>(index).ok()?;
     let (_, bytes) = w.try_extract_tensor::<u8>().ok()?;
     let matrix = BlockMatrix::new(format, n, k, bytes).ok()?;
     PanelMatrix::new(&matrix).map(|p| (bytes.as_ptr() as usize, bytes.len(), p))

@@ -2,6 +2,7 @@
 //! - `MatMulGgml` (block_matmul_op.rs): linear layers over GGUF blocks as stored;
 //! - `BatchInvariantAttention` (attention_op.rs): GroupQueryAttention's contract, one row at a time; and
 //!   `BatchInvariantAttentionF16Kv`, the same with an fp16 KV cache;
+//! - `EncoderLayerGgml` (encoder_layer_op.rs): a whole pre-norm encoder layer over GGUF blocks (the CTC NAT's);
 //! - `ArgMaxRows` (argmax_op.rs): each row's argmax, optionally mapped through an id table (the CTC NAT's greedy
 //!   output).
 //!
@@ -12,11 +13,17 @@ use ort::operator::OperatorDomain;
 use super::argmax_op::ArgMaxRows;
 use super::attention_op::BatchInvariantAttention;
 use super::block_matmul_op::MatMulGgml;
+use super::encoder_layer_op::EncoderLayerGgml;
 
 /// The ONNX domain of the engine's operators (exports import it at version 1).
 pub const DOMAIN: &str = "ai.specrt";
 
 /// The domain with every operator the engine implements.
 pub(crate) fn domain() -> ort::Result<OperatorDomain> {
-    OperatorDomain::new(DOMAIN)?.add(MatMulGgml)?.add(BatchInvariantAttention::<false>)?.add(BatchInvariantAttention::<true>)?.add(ArgMaxRows)
+    OperatorDomain::new(DOMAIN)?
+        .add(MatMulGgml)?
+        .add(BatchInvariantAttention::<false>)?
+        .add(BatchInvariantAttention::<true>)?
+        .add(ArgMaxRows)?
+        .add(EncoderLayerGgml)
 }

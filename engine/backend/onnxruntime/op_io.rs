@@ -8,6 +8,7 @@ use ort::operator::KernelContext;
 use ort::sys::{OrtKernelContext, OrtStatusPtr, OrtValue};
 
 use super::raw::status_message;
+use crate::kernels::BlockFormat;
 
 /// Turns an `OrtStatus` into a result (the error path may allocate; the success path does not).
 pub(crate) fn check(status: OrtStatusPtr) -> ort::Result<()> {
@@ -20,6 +21,16 @@ pub(crate) fn positive_attr(kctx: &KernelContext<'_>, op: &str, node: &str, name
         .filter(|&v| v > 0)
         .map(|v| v as usize)
         .ok_or_else(|| ort::Error::new(format!("{op} node {node:?}: attribute {name} missing or not positive")))
+}
+
+/// The block format named by the node's `ggml_type` attribute, or an error naming the operator, node and the
+/// formats it knows.
+pub(crate) fn ggml_type_attr(kctx: &KernelContext<'_>, op: &str, node: &str) -> ort::Result<BlockFormat> {
+    let name: String = kctx.get("ggml_type").ok_or_else(|| ort::Error::new(format!("{op} node {node:?}: attribute ggml_type missing")))?;
+    BlockFormat::parse(&name).ok_or_else(|| {
+        let known: Vec<&str> = BlockFormat::ALL.iter().map(|f| f.name()).collect();
+        ort::Error::new(format!("{op} node {node:?}: ggml_type {name:?} is not one of {}", known.join(", ")))
+    })
 }
 
 /// Largest input rank the operator reads (the decoder feeds `[batch, seq, K]`).

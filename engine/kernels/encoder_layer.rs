@@ -1,0 +1,498 @@
+//! One pre-norm transformer encoder layer computed in one call, the CTC NAT's (export/graph_ctc_nat.py):
+//!
+//! ```text
+//! h = RMSNorm(x) ; q, k, v = h @ Wqkv^T ; a = softmax(q k^T / sqrt(d_head) + key padding) v ; x += a @ Wo^T
+//! h = RMSNorm(x) ; g, u = h @ Wgu^T ; x += (silu(g) * u) @ Wdown^T
+//! ```
+//!
+//! with every projection a GGML block matrix on the engine's block matmul (int8 activations per 32-block).
+//!
+//! Why one call: the same layer as ~14 ONNX Runtime nodes (two RMSNormalization, MatMulGgml + Split for QKV and for
+//! gate/up, MultiHeadAttention, Sigmoid and two Mul, two Add) spent about half of the small CTC NAT's batch-1 pass
+//! outside the matmul kernel (perf at one thread: kernel 49%, ONNX Runtime 21%, libc memmove/malloc 11%, page
+//! faults 8%; docs/BENCHMARKS.md section 5). Here the buffers are the caller's [`EncoderScratch`], reused across
+//! calls, and the only hand-offs to other threads are the four matmuls' column tasks.
+
+use super::attention::attend;
+use super::block_matmul::{self, Isa};
+use super::{BlockMatrix, PanelMatrix, Q8Rows};
+
+/// The layer's sizes (checked against the weights by [`EncoderLayerWeights::check`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EncoderLayerShape {
+    /// Model width `d` (a multiple of 32 and of `heads`).
+    pub hidden: usize,
+    /// Attention heads; `d / heads` values each.
+    pub heads: usize,
+    /// SwiGLU width (a multiple of 32).
+    pub ffn: usize,
+    /// RMSNorm epsilon.
+    pub eps: f32,
+}
+
+/// A projection's weights: the block matrix as stored, or its panel copy where the CPU runs the panel kernel.
+#[derive(Clone, Copy)]
+pub enum Projection<'a> {
+    /// GGML blocks as stored (AVX2 and scalar kernels).
+    Blocks(&'a BlockMatrix<'a>),
+    /// The 16-column panel copy (AVX-512 VNNI kernel).
+    Panels(&'a PanelMatrix),
+}
+
+impl Projection<'_> {
+    fn n(&self) -> usize {
+        match self {
+            Projection::Blocks(m) => m.n(),
+            Projection::Panels(p) => p.n(),
+        }
+    }
+
+    fn k(&self) -> usize {
+        match self {
+            Projection::Blocks(m) => m.k(),
+            Projection::Panels(p) => p.k(),
+        }
+    }
+}
+
+/// The layer's weights: two RMSNorm scales and four projections (`[N, K]` each: Q, K, V stacked along N; gate and
+/// up stacked along N).
+#[derive(Clone, Copy)]
+pub struct EncoderLayerWeights<'a> {
+    /// RMSNorm scale before attention, `d` values.
+    pub attn_norm: &'a [f32],
+    /// Q, K and V stacked: `[3d, d]`.
+    pub qkv: Projection<'a>,
+    /// Attention output: `[d, d]`.
+    pub o: Projection<'a>,
+    /// RMSNorm scale before the MLP, `d` values.
+    pub ffn_norm: &'a [f32],
+    /// Gate and up stacked: `[2 ffn, d]`.
+    pub gate_up: Projection<'a>,
+    /// Down: `[d, ffn]`.
+    pub down: Projection<'a>,
+}
+
+impl EncoderLayerWeights<'_> {
+    /// Checks every weight against `shape`; the message names the weight and both shapes.
+    pub fn check(&self, shape: &EncoderLayerShape) -> Result<(), String> {
+        let (d, f) = (shape.hidden, shape.ffn);
+        if d == 0 || shape.heads == 0 || !d.is_multiple_of(shape.heads) {
+            return Err(format!("hidden {d} is not a positive multiple of num_heads {}", shape.heads));
+        }
+        if !(d / shape.heads).is_multiple_of(8) {
+            return Err(format!("head size {} (hidden {d} / num_heads {}) must be a multiple of 8", d / shape.heads, shape.heads));
+        }
+        for (name, len) in [("attn_norm", self.attn_norm.len()), ("ffn_norm", self.ffn_norm.len())] {
+            if len != d {
+                return Err(format!("{name} has {len} values, expected hidden = {d}"));
+            }
+        }
+        for (name, p, n, k) in [("qkv", self.qkv, 3 * d, d), ("o", self.o, d, d), ("gate_up", self.gate_up, 2 * f, d), ("down", self.down, d, f)] {
+            if (p.n(), p.k()) != (n, k) {
+                return Err(format!("{name} is [{}, {}], expected [{n}, {k}]", p.n(), p.k()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `tasks` independent tasks, in parallel where it can: every `i` in `0..tasks` exactly once, returning when
+/// all are done. The ONNX Runtime backend passes its intra-op pool; [`Serial`] runs them in order.
+pub trait ParallelFor {
+    /// Calls `task(i)` for each `i < tasks`.
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync));
+}
+
+/// Every task on the calling thread, in order.
+pub struct Serial;
+
+impl ParallelFor for Serial {
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..tasks).for_each(task);
+    }
+}
+
+/// Buffers of one layer call, reused across calls and layers (no allocation once grown to the largest pass).
+#[derive(Debug, Default)]
+pub struct EncoderScratch {
+    normed: Vec<f32>,
+    q8: Q8Rows,
+    qkv: Vec<f32>,
+    /// Keys and values gathered per (sentence, head): `[batch][heads][positions][head_dim]` each.
+    keys: Vec<f32>,
+    values: Vec<f32>,
+    /// Per sentence: 0 for a real key, -1e30 for padding.
+    bias: Vec<f32>,
+    /// Per (sentence, head) task: one row of scores.
+    scores: Vec<f32>,
+    mixed: Vec<f32>,
+    proj: Vec<f32>,
+    gate_up: Vec<f32>,
+    act: Vec<f32>,
+}
+
+impl EncoderScratch {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Output columns per parallel task: two 16-column panels. Measured on the small CTC NAT (Zen 5, 2 threads): with
+/// 64 (MatMulGgml's) the 192-column projections split into 3 tasks for 2 threads, one thread doing twice the
+/// other's work.
+const COLUMNS_PER_TASK: usize = 32;
+
+/// Query rows per attention task.
+const QUERIES_PER_TASK: usize = 8;
+
+/// A raw output pointer handed to parallel tasks, each of which writes only its own part.
+struct Out(*mut f32);
+// SAFETY: tasks write disjoint parts of the buffer, which outlives the parallel call.
+unsafe impl Sync for Out {}
+
+impl Out {
+    /// The pointer (a method, so closures capture the `Sync` wrapper rather than its raw field).
+    fn ptr(&self) -> *mut f32 {
+        self.0
+    }
+}
+
+/// `y = x @ W^T` for all of `x`'s rows, columns split into tasks over `par`.
+fn project(isa: Isa, w: Projection, x: &Q8Rows, y: &mut Vec<f32>, par: &dyn ParallelFor) {
+    let n = w.n();
+    y.resize(x.rows() * n, 0.0);
+    assert_eq!(x.blocks_per_row() * 32, w.k(), "activation width != K");
+    let out = Out(y.as_mut_ptr());
+    let task = |t: usize| {
+        let cols = t * COLUMNS_PER_TASK..((t + 1) * COLUMNS_PER_TASK).min(n);
+        // SAFETY: `y` holds rows x n floats and task t writes only its columns (32 is a multiple of the 16-column
+        // panel); K was checked above; `isa` comes from the caller's Isa::detect and panels exist only where it
+        // runs the panel kernel.
+        unsafe {
+            match w {
+                Projection::Panels(p) => block_matmul::matmul_panel_columns(isa, p, x, cols, out.ptr(), n),
+                Projection::Blocks(m) => block_matmul::matmul_columns(isa, m, x, cols, out.ptr(), n),
+            }
+        }
+    };
+    par.run(n.div_ceil(COLUMNS_PER_TASK), &task);
+}
+
+/// `out[r] = x[r] / sqrt(mean(x[r]^2) + eps) * scale` for each row of width `scale.len()`.
+fn rms_norm(x: &[f32], scale: &[f32], eps: f32, out: &mut Vec<f32>) {
+    out.resize(x.len(), 0.0);
+    let d = scale.len();
+    for (row, o) in x.chunks_exact(d).zip(out.chunks_exact_mut(d)) {
+        // Eight partial sums (the compiler keeps them in one vector register; one running sum would be serial).
+        let mut acc = [0.0f32; 8];
+        let chunks = row.chunks_exact(8);
+        let tail: f32 = chunks.remainder().iter().map(|v| v * v).sum();
+        for c in chunks {
+            for (a, v) in acc.iter_mut().zip(c) {
+                *a += v * v;
+            }
+        }
+        let ms = (acc.iter().sum::<f32>() + tail) / d as f32;
+        let inv = 1.0 / (ms + eps).sqrt();
+        for ((o, &v), &s) in o.iter_mut().zip(row).zip(scale) {
+            *o = v * inv * s;
+        }
+    }
+}
+
+/// `act[r][j] = silu(gate[r][j]) * up[r][j]` with `gate_up` rows holding gate then up (`2 f` values).
+fn swiglu(gate_up: &[f32], f: usize, act: &mut [f32]) {
+    for (gu, a) in gate_up.chunks_exact(2 * f).zip(act.chunks_exact_mut(f)) {
+        let (g, u) = gu.split_at(f);
+        #[cfg(target_arch = "x86_64")]
+        if f.is_multiple_of(8) && Isa::detect().has_avx2() {
+            // SAFETY: AVX2+FMA detected; the three slices hold f values each.
+            unsafe { swiglu_avx2(g, u, a) };
+            continue;
+        }
+        for ((a, &g), &u) in a.iter_mut().zip(g).zip(u) {
+            *a = g / (1.0 + (-g).exp()) * u;
+        }
+    }
+}
+
+/// SwiGLU 8 values at a time with the attention kernel's exp (relative error ~2e-7): libm's scalar expf was 5% of
+/// the small CTC NAT's pass.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn swiglu_avx2(g: &[f32], u: &[f32], a: &mut [f32]) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller checked the lengths (equal, a multiple of 8); loads and stores are unaligned.
+    unsafe {
+        for i in (0..a.len()).step_by(8) {
+            let gv = _mm256_loadu_ps(g.as_ptr().add(i));
+            let e = super::attention::avx2::exp(_mm256_sub_ps(_mm256_setzero_ps(), gv));
+            let silu = _mm256_div_ps(gv, _mm256_add_ps(_mm256_set1_ps(1.0), e));
+            _mm256_storeu_ps(a.as_mut_ptr().add(i), _mm256_mul_ps(silu, _mm256_loadu_ps(u.as_ptr().add(i))));
+        }
+    }
+}
+
+/// One layer over `x` (`batch x positions` rows of `shape.hidden`, row-major), updated in place. `mask` has one
+/// value per row: nonzero = a real position; padded positions are hidden from every query as keys (their own rows
+/// are computed but meaningless, as in the graph this replaces).
+///
+/// # Panics
+/// If `x` or `mask` disagree with `batch x positions`, or the weights with `shape` (check them first with
+/// [`EncoderLayerWeights::check`]).
+#[allow(clippy::too_many_arguments)]
+pub fn encoder_layer(
+    isa: Isa,
+    shape: &EncoderLayerShape,
+    w: &EncoderLayerWeights,
+    x: &mut [f32],
+    mask: &[i32],
+    batch: usize,
+    positions: usize,
+    s: &mut EncoderScratch,
+    par: &dyn ParallelFor,
+) {
+    let (d, f, heads) = (shape.hidden, shape.ffn, shape.heads);
+    let rows = batch * positions;
+    assert_eq!(x.len(), rows * d, "x is not batch x positions x hidden");
+    assert_eq!(mask.len(), rows, "mask is not batch x positions");
+    if let Err(e) = w.check(shape) {
+        panic!("encoder layer weights: {e}");
+    }
+    let hd = d / heads;
+    let scale = 1.0 / (hd as f32).sqrt();
+
+    // Attention block.
+    rms_norm(x, w.attn_norm, shape.eps, &mut s.normed);
+    s.q8.quantize(&s.normed, rows, d);
+    project(isa, w.qkv, &s.q8, &mut s.qkv, par);
+    s.keys.resize(rows * d, 0.0);
+    s.values.resize(rows * d, 0.0);
+    for r in 0..rows {
+        let (b, t) = (r / positions, r % positions);
+        let row = &s.qkv[r * 3 * d..][..3 * d];
+        for h in 0..heads {
+            let at = ((b * heads + h) * positions + t) * hd;
+            s.keys[at..at + hd].copy_from_slice(&row[d + h * hd..][..hd]);
+            s.values[at..at + hd].copy_from_slice(&row[2 * d + h * hd..][..hd]);
+        }
+    }
+    // Padded keys get -1e30: exp underflows to exactly 0, as ONNX Runtime's -10000 mask does at these scales.
+    s.bias.clear();
+    s.bias.extend(mask.iter().map(|&m| if m != 0 { 0.0 } else { -1e30 }));
+    // One task per (sentence, head, block of query rows): a batch-1 pass of a 3-head model is 3 (sentence, head)
+    // pairs, which 2 threads would take in 2 rounds.
+    let blocks = positions.div_ceil(QUERIES_PER_TASK);
+    let tasks = batch * heads * blocks;
+    s.scores.resize(tasks * positions, 0.0);
+    s.mixed.resize(rows * d, 0.0);
+    let (mixed, scores) = (Out(s.mixed.as_mut_ptr()), Out(s.scores.as_mut_ptr()));
+    let (qkv, keys, values, bias) = (&s.qkv, &s.keys, &s.values, &s.bias);
+    let attend_rows = |task: usize| {
+        let (pair, block) = (task / blocks, task % blocks);
+        let (b, h) = (pair / heads, pair % heads);
+        let kv = &keys[pair * positions * hd..][..positions * hd];
+        let vv = &values[pair * positions * hd..][..positions * hd];
+        // SAFETY: task `task` alone uses scores[task * positions..][..positions] and, for its query rows, the
+        // columns h*hd..(h+1)*hd of `mixed`; both buffers outlive the parallel call.
+        let sc = unsafe { std::slice::from_raw_parts_mut(scores.ptr().add(task * positions), positions) };
+        for t in block * QUERIES_PER_TASK..((block + 1) * QUERIES_PER_TASK).min(positions) {
+            let r = b * positions + t;
+            let q = &qkv[r * 3 * d + h * hd..][..hd];
+            // SAFETY: as above.
+            let out = unsafe { std::slice::from_raw_parts_mut(mixed.ptr().add(r * d + h * hd), hd) };
+            attend(q, kv, vv, &bias[b * positions..(b + 1) * positions], positions, scale, sc, out);
+        }
+    };
+    par.run(tasks, &attend_rows);
+    s.q8.quantize(&s.mixed, rows, d);
+    project(isa, w.o, &s.q8, &mut s.proj, par);
+    x.iter_mut().zip(&s.proj).for_each(|(v, p)| *v += p);
+
+    // MLP block.
+    rms_norm(x, w.ffn_norm, shape.eps, &mut s.normed);
+    s.q8.quantize(&s.normed, rows, d);
+    project(isa, w.gate_up, &s.q8, &mut s.gate_up, par);
+    s.act.resize(rows * f, 0.0);
+    swiglu(&s.gate_up, f, &mut s.act);
+    s.q8.quantize(&s.act, rows, f);
+    project(isa, w.down, &s.q8, &mut s.proj, par);
+    x.iter_mut().zip(&s.proj).for_each(|(v, p)| *v += p);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::block_format::BlockFormat;
+
+    /// Deterministic values in [-1, 1).
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// Q8_0 blocks of an `[n, k]` matrix (scale = max|w| / 127, round to nearest), and the weights they decode to.
+    fn q8_0(n: usize, k: usize, seed: u64, amp: f32) -> (Vec<u8>, Vec<f32>) {
+        let w: Vec<f32> = values(n * k, seed).iter().map(|v| v * amp).collect();
+        let (mut bytes, mut decoded) = (Vec::new(), Vec::new());
+        for block in w.chunks_exact(32) {
+            let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            let d = crate::kernels::half::f16_to_f32(crate::kernels::half::f32_to_f16(amax / 127.0));
+            bytes.extend_from_slice(&crate::kernels::half::f32_to_f16(d).to_le_bytes());
+            for &v in block {
+                let q = if d > 0.0 { (v / d).round().clamp(-127.0, 127.0) as i8 } else { 0 };
+                bytes.push(q as u8);
+                decoded.push(f32::from(q) * d);
+            }
+        }
+        (bytes, decoded)
+    }
+
+    /// The layer in f64 from the decoded weights, unquantized activations, no fusion: what the kernel approximates.
+    #[allow(clippy::too_many_arguments)]
+    fn reference(
+        shape: &EncoderLayerShape,
+        norms: (&[f32], &[f32]),
+        mats: [&[f32]; 4],
+        x: &[f32],
+        mask: &[i32],
+        batch: usize,
+        positions: usize,
+        ignore_mask: bool,
+    ) -> Vec<f32> {
+        let (d, f, heads) = (shape.hidden, shape.ffn, shape.heads);
+        let hd = d / heads;
+        let mut x: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let lin = |h: &[f64], w: &[f32], n: usize, k: usize| -> Vec<f64> {
+            h.chunks_exact(k)
+                .flat_map(|r| (0..n).map(move |j| r.iter().zip(&w[j * k..(j + 1) * k]).map(|(a, &b)| a * f64::from(b)).sum::<f64>()))
+                .collect()
+        };
+        let norm = |x: &[f64], sc: &[f32]| -> Vec<f64> {
+            x.chunks_exact(d)
+                .flat_map(|r| {
+                    let inv = 1.0 / (r.iter().map(|v| v * v).sum::<f64>() / d as f64 + f64::from(shape.eps)).sqrt();
+                    r.iter().zip(sc).map(move |(v, &s)| v * inv * f64::from(s)).collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let h = norm(&x, norms.0);
+        let qkv = lin(&h, mats[0], 3 * d, d);
+        let mut mixed = vec![0.0f64; batch * positions * d];
+        for b in 0..batch {
+            for hh in 0..heads {
+                for t in 0..positions {
+                    let r = b * positions + t;
+                    let q = &qkv[r * 3 * d + hh * hd..][..hd];
+                    let mut sc: Vec<f64> = (0..positions)
+                        .map(|j| {
+                            let k = &qkv[(b * positions + j) * 3 * d + d + hh * hd..][..hd];
+                            let masked = !ignore_mask && mask[b * positions + j] == 0;
+                            if masked {
+                                f64::NEG_INFINITY
+                            } else {
+                                q.iter().zip(k).map(|(a, c)| a * c).sum::<f64>() / (hd as f64).sqrt()
+                            }
+                        })
+                        .collect();
+                    let m = sc.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                    sc.iter_mut().for_each(|v| *v = (*v - m).exp());
+                    let sum: f64 = sc.iter().sum();
+                    for (j, p) in sc.iter().enumerate() {
+                        let v = &qkv[(b * positions + j) * 3 * d + 2 * d + hh * hd..][..hd];
+                        for c in 0..hd {
+                            mixed[r * d + hh * hd + c] += p / sum * v[c];
+                        }
+                    }
+                }
+            }
+        }
+        let o = lin(&mixed, mats[1], d, d);
+        x.iter_mut().zip(&o).for_each(|(a, b)| *a += b);
+        let h = norm(&x, norms.1);
+        let gu = lin(&h, mats[2], 2 * f, d);
+        let act: Vec<f64> = gu.chunks_exact(2 * f).flat_map(|r| (0..f).map(move |j| r[j] / (1.0 + (-r[j]).exp()) * r[f + j])).collect();
+        let down = lin(&act, mats[3], d, f);
+        x.iter().zip(&down).map(|(a, b)| (a + b) as f32).collect()
+    }
+
+    #[test]
+    fn the_fused_layer_matches_the_unfused_f64_layer_and_honours_the_mask() {
+        let shape = EncoderLayerShape { hidden: 64, heads: 2, ffn: 96, eps: 1e-6 };
+        let (d, f) = (shape.hidden, shape.ffn);
+        let (batch, positions) = (2, 7);
+        let mats = [q8_0(3 * d, d, 1, 0.2), q8_0(d, d, 2, 0.2), q8_0(2 * f, d, 3, 0.2), q8_0(d, f, 4, 0.2)];
+        let (n1, n2) =
+            (values(d, 5).iter().map(|v| 1.0 + 0.1 * v).collect::<Vec<_>>(), values(d, 6).iter().map(|v| 1.0 + 0.1 * v).collect::<Vec<_>>());
+        let x0 = values(batch * positions * d, 7);
+        // Sentence 1 is 4 positions long: its last 3 are padding.
+        let mask: Vec<i32> = (0..batch * positions).map(|r| i32::from(r < positions || r % positions < 4)).collect();
+        let blocks: Vec<BlockMatrix> = mats
+            .iter()
+            .zip([(3 * d, d), (d, d), (2 * f, d), (d, f)])
+            .map(|((b, _), (n, k))| BlockMatrix::new(BlockFormat::Q8_0, n, k, b).unwrap())
+            .collect();
+        let want = reference(&shape, (&n1, &n2), [&mats[0].1, &mats[1].1, &mats[2].1, &mats[3].1], &x0, &mask, batch, positions, false);
+        let unmasked = reference(&shape, (&n1, &n2), [&mats[0].1, &mats[1].1, &mats[2].1, &mats[3].1], &x0, &mask, batch, positions, true);
+        let real = |v: &[f32]| -> Vec<f32> { v.chunks_exact(d).zip(&mask).filter(|(_, m)| **m != 0).flat_map(|(r, _)| r.to_vec()).collect() };
+        let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+        let panels: Vec<Option<PanelMatrix>> = blocks.iter().map(PanelMatrix::new).collect();
+        let mut isas = vec![Isa::Scalar];
+        if Isa::detect().has_avx2() {
+            isas.push(Isa::Avx2);
+        }
+        if Isa::detect() == Isa::Avx512Vnni {
+            isas.push(Isa::Avx512Vnni);
+        }
+        let mut s = EncoderScratch::new();
+        for isa in isas {
+            let proj = |i: usize| match (&panels[i], isa.uses_panels(BlockFormat::Q8_0)) {
+                (Some(p), true) => Projection::Panels(p),
+                _ => Projection::Blocks(&blocks[i]),
+            };
+            let w = EncoderLayerWeights { attn_norm: &n1, qkv: proj(0), o: proj(1), ffn_norm: &n2, gate_up: proj(2), down: proj(3) };
+            let mut x = x0.clone();
+            encoder_layer(isa, &shape, &w, &mut x, &mask, batch, positions, &mut s, &Serial);
+            // int8 activations against f64: relative to how far the layer moves the residual stream.
+            let moved = diff(&real(&want), &real(&x0));
+            let err = diff(&real(&x), &real(&want));
+            assert!(err < 0.03 * moved, "{}: fused layer differs from the reference by {err} (the layer moves x by {moved})", isa.name());
+            // Negative control: the same reference with the padding visible differs from the kernel far more.
+            let control = diff(&real(&x), &real(&unmasked));
+            assert!(control > 10.0 * err.max(1e-3), "{}: the mask made no difference ({control} vs {err})", isa.name());
+            // The padded sentence's real rows equal the same sentence run alone, without padding (up to the order
+            // of the softmax sum, which the padded keys' zeros join).
+            let mut alone = x0[positions * d..(positions + 4) * d].to_vec();
+            encoder_layer(isa, &shape, &w, &mut alone, &[1; 4], 1, 4, &mut s, &Serial);
+            let pad = diff(&alone, &x[positions * d..(positions + 4) * d]);
+            assert!(pad < 1e-5, "{}: padding changed a real row by {pad}", isa.name());
+        }
+    }
+
+    #[test]
+    fn wrong_weight_shapes_are_named() {
+        let shape = EncoderLayerShape { hidden: 64, heads: 2, ffn: 96, eps: 1e-6 };
+        let (b, _) = q8_0(64, 64, 1, 0.1);
+        let m = BlockMatrix::new(BlockFormat::Q8_0, 64, 64, &b).unwrap();
+        let n = vec![1.0; 64];
+        let w = EncoderLayerWeights {
+            attn_norm: &n,
+            qkv: Projection::Blocks(&m),
+            o: Projection::Blocks(&m),
+            ffn_norm: &n,
+            gate_up: Projection::Blocks(&m),
+            down: Projection::Blocks(&m),
+        };
+        let e = w.check(&shape).unwrap_err();
+        assert!(e.contains("qkv is [64, 64], expected [192, 64]"), "{e}");
+    }
+}
