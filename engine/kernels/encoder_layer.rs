@@ -180,42 +180,64 @@ fn project(isa: Isa, w: Projection, x: &Q8Rows, y: &mut Vec<f32>, par: &dyn Para
     par.run(n.div_ceil(COLUMNS_PER_TASK), &task);
 }
 
-/// `out[r] = x[r] / sqrt(mean(x[r]^2) + eps) * scale` for each row of width `scale.len()`.
-fn rms_norm(x: &[f32], scale: &[f32], eps: f32, out: &mut Vec<f32>) {
-    out.resize(x.len(), 0.0);
-    let d = scale.len();
-    for (row, o) in x.chunks_exact(d).zip(out.chunks_exact_mut(d)) {
-        // Eight partial sums (the compiler keeps them in one vector register; one running sum would be serial).
-        let mut acc = [0.0f32; 8];
-        let chunks = row.chunks_exact(8);
-        let tail: f32 = chunks.remainder().iter().map(|v| v * v).sum();
-        for c in chunks {
-            for (a, v) in acc.iter_mut().zip(c) {
-                *a += v * v;
-            }
+/// `out = x / sqrt(mean(x^2) + eps) * scale` for one row (`scale.len()` values).
+fn rms_norm_row(x: &[f32], scale: &[f32], eps: f32, out: &mut [f32]) {
+    // Eight partial sums (the compiler keeps them in one vector register; one running sum would be serial).
+    let mut acc = [0.0f32; 8];
+    let chunks = x.chunks_exact(8);
+    let tail: f32 = chunks.remainder().iter().map(|v| v * v).sum();
+    for c in chunks {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a += v * v;
         }
-        let ms = (acc.iter().sum::<f32>() + tail) / d as f32;
-        let inv = 1.0 / (ms + eps).sqrt();
-        for ((o, &v), &s) in o.iter_mut().zip(row).zip(scale) {
-            *o = v * inv * s;
-        }
+    }
+    let ms = (acc.iter().sum::<f32>() + tail) / scale.len() as f32;
+    let inv = 1.0 / (ms + eps).sqrt();
+    for ((o, &v), &s) in out.iter_mut().zip(x).zip(scale) {
+        *o = v * inv * s;
     }
 }
 
-/// `act[r][j] = silu(gate[r][j]) * up[r][j]` with `gate_up` rows holding gate then up (`2 f` values).
-fn swiglu(gate_up: &[f32], f: usize, act: &mut [f32]) {
-    for (gu, a) in gate_up.chunks_exact(2 * f).zip(act.chunks_exact_mut(f)) {
-        let (g, u) = gu.split_at(f);
-        #[cfg(target_arch = "x86_64")]
-        if f.is_multiple_of(8) && Isa::detect().has_avx2() {
-            // SAFETY: AVX2+FMA detected; the three slices hold f values each.
-            unsafe { swiglu_avx2(g, u, a) };
-            continue;
-        }
-        for ((a, &g), &u) in a.iter_mut().zip(g).zip(u) {
-            *a = g / (1.0 + (-g).exp()) * u;
-        }
+/// `act = silu(g) * u` for one row.
+fn swiglu_row(g: &[f32], u: &[f32], act: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if act.len().is_multiple_of(8) && Isa::detect().has_avx2() {
+        // SAFETY: AVX2+FMA detected; the three slices hold the same multiple of 8 values.
+        unsafe { swiglu_avx2(g, u, act) };
+        return;
     }
+    for ((a, &g), &u) in act.iter_mut().zip(g).zip(u) {
+        *a = g / (1.0 + (-g).exp()) * u;
+    }
+}
+
+/// Rows per row-parallel task (norms, SwiGLU and the activation quantizer run row by row).
+const ROWS_PER_TASK: usize = 8;
+
+/// Calls `each(r)` for every row `r < rows`, [`ROWS_PER_TASK`] rows per task over `par`. Why in parallel: at one
+/// thread the norms, SwiGLU and quantizer were ~12% of the small CTC NAT's pass, all of it serial on two.
+fn per_row(rows: usize, par: &dyn ParallelFor, each: &(dyn Fn(usize) + Sync)) {
+    par.run(rows.div_ceil(ROWS_PER_TASK), &|t: usize| (t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(rows)).for_each(each));
+}
+
+/// `x[r] += add[r]` (when given), then RMSNorm of `x[r]` into `normed[r]` and its 8-bit quantization into `q8`,
+/// row-parallel.
+#[allow(clippy::too_many_arguments)]
+fn add_norm_quantize(x: &mut [f32], add: Option<&[f32]>, scale: &[f32], eps: f32, normed: &mut Vec<f32>, q8: &mut Q8Rows, rows: usize, par: &dyn ParallelFor) {
+    let d = scale.len();
+    normed.resize(rows * d, 0.0);
+    let (xs, out) = (Out(x.as_mut_ptr()), Out(normed.as_mut_ptr()));
+    let w = q8.row_writer(rows, d);
+    per_row(rows, par, &|r| {
+        // SAFETY: row r of x and of normed is touched only by this call; both hold rows x d values.
+        let (xr, o) = unsafe { (std::slice::from_raw_parts_mut(xs.ptr().add(r * d), d), std::slice::from_raw_parts_mut(out.ptr().add(r * d), d)) };
+        if let Some(add) = add {
+            xr.iter_mut().zip(&add[r * d..(r + 1) * d]).for_each(|(v, a)| *v += a);
+        }
+        rms_norm_row(xr, scale, eps, o);
+        // SAFETY: row r is quantized by this call only; q8 is not used until `w` is dropped.
+        unsafe { w.quantize_row(r, o) };
+    });
 }
 
 /// SwiGLU 8 values at a time with the attention kernel's exp (relative error ~2e-7): libm's scalar expf was 5% of
@@ -265,8 +287,7 @@ pub fn encoder_layer(
     let scale = 1.0 / (hd as f32).sqrt();
 
     // Attention block.
-    rms_norm(x, w.attn_norm, shape.eps, &mut s.normed);
-    s.q8.quantize(&s.normed, rows, d);
+    add_norm_quantize(x, None, w.attn_norm, shape.eps, &mut s.normed, &mut s.q8, rows, par);
     project(isa, w.qkv, &s.q8, &mut s.qkv, par);
     s.keys.resize(rows * d, 0.0);
     s.values.resize(rows * d, 0.0);
@@ -307,17 +328,32 @@ pub fn encoder_layer(
         }
     };
     par.run(tasks, &attend_rows);
-    s.q8.quantize(&s.mixed, rows, d);
+    {
+        let wq = s.q8.row_writer(rows, d);
+        let mixed = &s.mixed;
+        // SAFETY: each row is quantized by one call; q8 is not used until `wq` is dropped.
+        per_row(rows, par, &|r| unsafe { wq.quantize_row(r, &mixed[r * d..(r + 1) * d]) });
+    }
     project(isa, w.o, &s.q8, &mut s.proj, par);
-    x.iter_mut().zip(&s.proj).for_each(|(v, p)| *v += p);
 
-    // MLP block.
-    rms_norm(x, w.ffn_norm, shape.eps, &mut s.normed);
-    s.q8.quantize(&s.normed, rows, d);
+    // MLP block (the attention output joins the residual stream inside the norm's row tasks).
+    add_norm_quantize(x, Some(&s.proj), w.ffn_norm, shape.eps, &mut s.normed, &mut s.q8, rows, par);
     project(isa, w.gate_up, &s.q8, &mut s.gate_up, par);
     s.act.resize(rows * f, 0.0);
-    swiglu(&s.gate_up, f, &mut s.act);
-    s.q8.quantize(&s.act, rows, f);
+    {
+        let wq = s.q8.row_writer(rows, f);
+        let (gate_up, act) = (&s.gate_up, Out(s.act.as_mut_ptr()));
+        per_row(rows, par, &|r| {
+            let (g, u) = gate_up[r * 2 * f..(r + 1) * 2 * f].split_at(f);
+            // SAFETY: row r of act is written by this call only; act holds rows x f values; q8 is not used until
+            // `wq` is dropped.
+            unsafe {
+                let a = std::slice::from_raw_parts_mut(act.ptr().add(r * f), f);
+                swiglu_row(g, u, a);
+                wq.quantize_row(r, a);
+            }
+        });
+    }
     project(isa, w.down, &s.q8, &mut s.proj, par);
     x.iter_mut().zip(&s.proj).for_each(|(v, p)| *v += p);
 }

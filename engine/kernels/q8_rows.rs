@@ -38,19 +38,36 @@ impl Q8Rows {
         self.scales.resize(rows * nb, 0.0);
         self.sums.resize(rows * nb, 0.0);
         self.half_sums.resize(rows * nb * 2, 0);
-        #[cfg(target_arch = "x86_64")]
-        let simd = std::arch::is_x86_feature_detected!("avx2");
+        let simd = has_avx2();
         for (i, block) in x.chunks_exact(BLOCK).enumerate() {
-            let codes = &mut self.codes[i * BLOCK..(i + 1) * BLOCK];
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: AVX2 detected; both slices hold one block.
-            let q = if simd { unsafe { quantize_block_avx2(block, codes) } } else { quantize_block(block, codes) };
-            #[cfg(not(target_arch = "x86_64"))]
-            let q = quantize_block(block, codes);
+            let q = quantize_any(simd, block, &mut self.codes[i * BLOCK..(i + 1) * BLOCK]);
             self.scales[i] = q.scale;
             self.sums[i] = q.sum;
             self.half_sums[2 * i] = q.half_sums.0;
             self.half_sums[2 * i + 1] = q.half_sums.1;
+        }
+    }
+
+    /// Sizes the buffers for `rows x k` (a multiple of 32) and returns a writer through which parallel tasks
+    /// quantize the rows, each row by one task: the same codes as [`Q8Rows::quantize`] of the whole matrix.
+    /// Rows never written keep stale values.
+    pub fn row_writer(&mut self, rows: usize, k: usize) -> Q8RowWriter {
+        assert!(k.is_multiple_of(BLOCK), "Q8Rows::row_writer: k = {k} is not a multiple of {BLOCK}");
+        let nb = k / BLOCK;
+        self.rows = rows;
+        self.blocks_per_row = nb;
+        self.codes.resize(rows * k, 0);
+        self.scales.resize(rows * nb, 0.0);
+        self.sums.resize(rows * nb, 0.0);
+        self.half_sums.resize(rows * nb * 2, 0);
+        Q8RowWriter {
+            rows,
+            blocks_per_row: nb,
+            simd: has_avx2(),
+            codes: self.codes.as_mut_ptr(),
+            scales: self.scales.as_mut_ptr(),
+            sums: self.sums.as_mut_ptr(),
+            half_sums: self.half_sums.as_mut_ptr(),
         }
     }
 
@@ -113,6 +130,69 @@ impl Q8Rows {
     pub fn all_half_sums(&self) -> &[i32] {
         &self.half_sums[..2 * self.rows * self.blocks_per_row]
     }
+}
+
+/// Quantizes single rows of a [`Q8Rows`] from several threads (see [`Q8Rows::row_writer`]); valid while the
+/// `Q8Rows` it came from is neither used nor dropped (the borrow checker cannot see the raw pointers: the caller
+/// drops the writer before reading the rows).
+pub struct Q8RowWriter {
+    rows: usize,
+    blocks_per_row: usize,
+    simd: bool,
+    codes: *mut i8,
+    scales: *mut f32,
+    sums: *mut f32,
+    half_sums: *mut i32,
+}
+
+// SAFETY: rows are disjoint parts of the buffers and `quantize_row`'s contract gives each row to one caller.
+unsafe impl Sync for Q8RowWriter {}
+
+impl Q8RowWriter {
+    /// Quantizes `x` (one row of `k` values) into row `r`.
+    ///
+    /// # Safety
+    /// No other call may write row `r` concurrently, and the `Q8Rows` this writer came from must be alive and
+    /// untouched until every call has returned.
+    ///
+    /// # Panics
+    /// If `r` is out of range or `x` is not one row long.
+    pub unsafe fn quantize_row(&self, r: usize, x: &[f32]) {
+        let nb = self.blocks_per_row;
+        assert!(r < self.rows && x.len() == nb * BLOCK, "Q8RowWriter: row {r} of {} with {} values", self.rows, x.len());
+        for (b, block) in x.chunks_exact(BLOCK).enumerate() {
+            let i = r * nb + b;
+            // SAFETY: block i belongs to row r, which only this call writes; the buffers hold rows x nb blocks.
+            unsafe {
+                let codes = std::slice::from_raw_parts_mut(self.codes.add(i * BLOCK), BLOCK);
+                let q = quantize_any(self.simd, block, codes);
+                *self.scales.add(i) = q.scale;
+                *self.sums.add(i) = q.sum;
+                *self.half_sums.add(2 * i) = q.half_sums.0;
+                *self.half_sums.add(2 * i + 1) = q.half_sums.1;
+            }
+        }
+    }
+}
+
+/// Whether the AVX2 block quantizer runs here.
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// One block through the AVX2 quantizer when `simd` (from [`has_avx2`]), else the portable one: bit-identical.
+#[inline]
+fn quantize_any(simd: bool, block: &[f32], codes: &mut [i8]) -> BlockStats {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: AVX2 detected by the caller; both slices hold one block.
+        return unsafe { quantize_block_avx2(block, codes) };
+    }
+    let _ = simd;
+    quantize_block(block, codes)
 }
 
 /// One quantized block's scale, float sum and integer half sums (its codes are written in place).
