@@ -80,9 +80,6 @@ impl EncoderLayerWeights<'_> {
         if d == 0 || shape.heads == 0 || !d.is_multiple_of(shape.heads) {
             return Err(format!("hidden {d} is not a positive multiple of num_heads {}", shape.heads));
         }
-        if !(d / shape.heads).is_multiple_of(8) {
-            return Err(format!("head size {} (hidden {d} / num_heads {}) must be a multiple of 8", d / shape.heads, shape.heads));
-        }
         for (name, len) in [("attn_norm", self.attn_norm.len()), ("ffn_norm", self.ffn_norm.len())] {
             if len != d {
                 return Err(format!("{name} has {len} values, expected hidden = {d}"));
@@ -223,7 +220,16 @@ fn per_row(rows: usize, par: &dyn ParallelFor, each: &(dyn Fn(usize) + Sync)) {
 /// `x[r] += add[r]` (when given), then RMSNorm of `x[r]` into `normed[r]` and its 8-bit quantization into `q8`,
 /// row-parallel.
 #[allow(clippy::too_many_arguments)]
-fn add_norm_quantize(x: &mut [f32], add: Option<&[f32]>, scale: &[f32], eps: f32, normed: &mut Vec<f32>, q8: &mut Q8Rows, rows: usize, par: &dyn ParallelFor) {
+fn add_norm_quantize(
+    x: &mut [f32],
+    add: Option<&[f32]>,
+    scale: &[f32],
+    eps: f32,
+    normed: &mut Vec<f32>,
+    q8: &mut Q8Rows,
+    rows: usize,
+    par: &dyn ParallelFor,
+) {
     let d = scale.len();
     normed.resize(rows * d, 0.0);
     let (xs, out) = (Out(x.as_mut_ptr()), Out(normed.as_mut_ptr()));
