@@ -528,14 +528,15 @@ def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_v
 
 
 def read_trained(folder: str) -> tuple:
-    """(kind, weights float32, cfg, vocab, MANIFEST) of a recipe output folder."""
-    from .checkpoint_safetensors import read_safetensors
+    """(kind, weights float32, cfg, vocab, MANIFEST) of a recipe output folder (fp16 weights as the recipe writes
+    them, or compacted by export/compact_weights.py)."""
+    from .compact_weights import read_weights
 
     with open(os.path.join(folder, "MANIFEST.json")) as f:
         man = json.load(f)
     with open(os.path.join(folder, "draft_vocab.json")) as f:
         vocab = json.load(f)
-    w = {k: v.astype(np.float32) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    w = read_weights(os.path.join(folder, "model.safetensors"))
     return man["head"]["kind"], w, dict(man["architecture"]), vocab, man
 
 
