@@ -23,6 +23,7 @@ use std::ops::Range;
 use super::block_format::{BlockFormat, BLOCK};
 use super::block_matrix::BlockMatrix;
 use super::panel_matrix::{PanelMatrix, PANEL};
+use super::parallel::{ParallelFor, SyncPtr};
 use super::q8_rows::Q8Rows;
 
 /// The instruction set a kernel call uses.
@@ -123,6 +124,64 @@ pub unsafe fn matmul_panel_columns(isa: Isa, w: &PanelMatrix, x: &Q8Rows, cols: 
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (isa, w, x, panels, y, stride);
+}
+
+/// A weight matrix in the form its kernel multiplies: the GGML blocks as stored, or their panel copy where the
+/// CPU runs the panel kernel.
+#[derive(Clone, Copy)]
+pub enum Projection<'a> {
+    /// GGML blocks as stored (AVX2 and scalar kernels).
+    Blocks(&'a BlockMatrix<'a>),
+    /// The 16-column panel copy ([`Isa::uses_panels`]).
+    Panels(&'a PanelMatrix),
+}
+
+impl Projection<'_> {
+    /// Output columns `N`.
+    pub fn n(&self) -> usize {
+        match self {
+            Projection::Blocks(m) => m.n(),
+            Projection::Panels(p) => p.n(),
+        }
+    }
+
+    /// Input width `K`.
+    pub fn k(&self) -> usize {
+        match self {
+            Projection::Blocks(m) => m.k(),
+            Projection::Panels(p) => p.k(),
+        }
+    }
+}
+
+/// `y = x @ W^T` (`y`: `x.rows() x w.n()`, row-major) with the columns split into tasks of `columns_per_task`
+/// (a multiple of 16: whole panels) over `par`. Each output element is computed by one task in one fixed order,
+/// so the result does not depend on the split or the thread count.
+///
+/// # Panics
+/// If the shapes disagree, `columns_per_task` is not a positive multiple of 16, or panels are given to an
+/// instruction set that does not use them (`isa` must come from [`Isa::detect`]).
+pub fn matmul_parallel(isa: Isa, w: Projection, x: &Q8Rows, y: &mut [f32], columns_per_task: usize, par: &dyn ParallelFor) {
+    let n = w.n();
+    assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
+    assert_eq!(y.len(), x.rows() * n, "output size != rows x N");
+    assert!(columns_per_task > 0 && columns_per_task.is_multiple_of(PANEL), "columns per task must be a multiple of {PANEL}");
+    if let Projection::Panels(p) = w {
+        assert!(isa.uses_panels(p.format()), "{} has no panel kernel for {}", isa.name(), p.format().name());
+    }
+    let out = SyncPtr(y.as_mut_ptr());
+    let task = |t: usize| {
+        let cols = t * columns_per_task..((t + 1) * columns_per_task).min(n);
+        // SAFETY: `y` holds rows x n floats and task t writes only its columns (whole panels); K and the panel
+        // kernel were checked above.
+        unsafe {
+            match w {
+                Projection::Panels(p) => matmul_panel_columns(isa, p, x, cols, out.ptr(), n),
+                Projection::Blocks(m) => matmul_columns(isa, m, x, cols, out.ptr(), n),
+            }
+        }
+    };
+    par.run(n.div_ceil(columns_per_task), &task);
 }
 
 /// `y = x @ W^T` for all columns, on the calling thread (`y`: `x.rows() x w.n()`, row-major).

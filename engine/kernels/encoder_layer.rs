@@ -14,8 +14,9 @@
 //! calls, and the only hand-offs to other threads are the four matmuls' column tasks.
 
 use super::attention::attend;
-use super::block_matmul::{self, Isa};
-use super::{BlockMatrix, PanelMatrix, Q8Rows};
+use super::block_matmul::{self, Isa, Projection};
+use super::parallel::{ParallelFor, SyncPtr};
+use super::Q8Rows;
 
 /// The layer's sizes (checked against the weights by [`EncoderLayerWeights::check`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,31 +29,6 @@ pub struct EncoderLayerShape {
     pub ffn: usize,
     /// RMSNorm epsilon.
     pub eps: f32,
-}
-
-/// A projection's weights: the block matrix as stored, or its panel copy where the CPU runs the panel kernel.
-#[derive(Clone, Copy)]
-pub enum Projection<'a> {
-    /// GGML blocks as stored (AVX2 and scalar kernels).
-    Blocks(&'a BlockMatrix<'a>),
-    /// The 16-column panel copy (AVX-512 VNNI kernel).
-    Panels(&'a PanelMatrix),
-}
-
-impl Projection<'_> {
-    fn n(&self) -> usize {
-        match self {
-            Projection::Blocks(m) => m.n(),
-            Projection::Panels(p) => p.n(),
-        }
-    }
-
-    fn k(&self) -> usize {
-        match self {
-            Projection::Blocks(m) => m.k(),
-            Projection::Panels(p) => p.k(),
-        }
-    }
 }
 
 /// The layer's weights: two RMSNorm scales and four projections (`[N, K]` each: Q, K, V stacked along N; gate and
@@ -94,22 +70,6 @@ impl EncoderLayerWeights<'_> {
     }
 }
 
-/// Runs `tasks` independent tasks, in parallel where it can: every `i` in `0..tasks` exactly once, returning when
-/// all are done. The ONNX Runtime backend passes its intra-op pool; [`Serial`] runs them in order.
-pub trait ParallelFor {
-    /// Calls `task(i)` for each `i < tasks`.
-    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync));
-}
-
-/// Every task on the calling thread, in order.
-pub struct Serial;
-
-impl ParallelFor for Serial {
-    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
-        (0..tasks).for_each(task);
-    }
-}
-
 /// Buffers of one layer call, reused across calls and layers (no allocation once grown to the largest pass).
 #[derive(Debug, Default)]
 pub struct EncoderScratch {
@@ -144,37 +104,10 @@ const COLUMNS_PER_TASK: usize = 32;
 /// Query rows per attention task.
 const QUERIES_PER_TASK: usize = 8;
 
-/// A raw output pointer handed to parallel tasks, each of which writes only its own part.
-struct Out(*mut f32);
-// SAFETY: tasks write disjoint parts of the buffer, which outlives the parallel call.
-unsafe impl Sync for Out {}
-
-impl Out {
-    /// The pointer (a method, so closures capture the `Sync` wrapper rather than its raw field).
-    fn ptr(&self) -> *mut f32 {
-        self.0
-    }
-}
-
 /// `y = x @ W^T` for all of `x`'s rows, columns split into tasks over `par`.
 fn project(isa: Isa, w: Projection, x: &Q8Rows, y: &mut Vec<f32>, par: &dyn ParallelFor) {
-    let n = w.n();
-    y.resize(x.rows() * n, 0.0);
-    assert_eq!(x.blocks_per_row() * 32, w.k(), "activation width != K");
-    let out = Out(y.as_mut_ptr());
-    let task = |t: usize| {
-        let cols = t * COLUMNS_PER_TASK..((t + 1) * COLUMNS_PER_TASK).min(n);
-        // SAFETY: `y` holds rows x n floats and task t writes only its columns (32 is a multiple of the 16-column
-        // panel); K was checked above; `isa` comes from the caller's Isa::detect and panels exist only where it
-        // runs the panel kernel.
-        unsafe {
-            match w {
-                Projection::Panels(p) => block_matmul::matmul_panel_columns(isa, p, x, cols, out.ptr(), n),
-                Projection::Blocks(m) => block_matmul::matmul_columns(isa, m, x, cols, out.ptr(), n),
-            }
-        }
-    };
-    par.run(n.div_ceil(COLUMNS_PER_TASK), &task);
+    y.resize(x.rows() * w.n(), 0.0);
+    block_matmul::matmul_parallel(isa, w, x, y, COLUMNS_PER_TASK, par);
 }
 
 /// `out = x / sqrt(mean(x^2) + eps) * scale` for one row (`scale.len()` values).
@@ -232,7 +165,7 @@ fn add_norm_quantize(
 ) {
     let d = scale.len();
     normed.resize(rows * d, 0.0);
-    let (xs, out) = (Out(x.as_mut_ptr()), Out(normed.as_mut_ptr()));
+    let (xs, out) = (SyncPtr(x.as_mut_ptr()), SyncPtr(normed.as_mut_ptr()));
     let w = q8.row_writer(rows, d);
     per_row(rows, par, &|r| {
         // SAFETY: row r of x and of normed is touched only by this call; both hold rows x d values.
@@ -315,7 +248,7 @@ pub fn encoder_layer(
     let tasks = batch * heads * blocks;
     s.scores.resize(tasks * positions, 0.0);
     s.mixed.resize(rows * d, 0.0);
-    let (mixed, scores) = (Out(s.mixed.as_mut_ptr()), Out(s.scores.as_mut_ptr()));
+    let (mixed, scores) = (SyncPtr(s.mixed.as_mut_ptr()), SyncPtr(s.scores.as_mut_ptr()));
     let (qkv, keys, values, bias) = (&s.qkv, &s.keys, &s.values, &s.bias);
     let attend_rows = |task: usize| {
         let (pair, block) = (task / blocks, task % blocks);
@@ -348,7 +281,7 @@ pub fn encoder_layer(
     s.act.resize(rows * f, 0.0);
     {
         let wq = s.q8.row_writer(rows, f);
-        let (gate_up, act) = (&s.gate_up, Out(s.act.as_mut_ptr()));
+        let (gate_up, act) = (&s.gate_up, SyncPtr(s.act.as_mut_ptr()));
         per_row(rows, par, &|r| {
             let (g, u) = gate_up[r * 2 * f..(r + 1) * 2 * f].split_at(f);
             // SAFETY: row r of act is written by this call only; act holds rows x f values; q8 is not used until
@@ -368,6 +301,8 @@ pub fn encoder_layer(
 mod tests {
     use super::*;
     use crate::kernels::block_format::BlockFormat;
+    use crate::kernels::parallel::Serial;
+    use crate::kernels::{BlockMatrix, PanelMatrix};
 
     /// Deterministic values in [-1, 1).
     fn values(n: usize, seed: u64) -> Vec<f32> {

@@ -9,6 +9,7 @@
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
 //! - [`panel_matrix`]: the same matrix re-laid once as 16-column panels for the AVX-512 VNNI kernel.
+//! - [`parallel`]: the task-splitting interface the kernels run on (the caller's thread pool).
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
 //!   1..25-row passes speculative decoding runs (docs/KERNELS.md has the measurements).
 //!
@@ -30,6 +31,7 @@ pub mod encoder_layer;
 pub mod half;
 pub mod panel_matrix;
 mod panel_operands;
+pub mod parallel;
 pub mod q8_rows;
 
 pub use block_format::BlockFormat;

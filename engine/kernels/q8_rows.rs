@@ -31,13 +31,7 @@ impl Q8Rows {
     /// If `k` is not a multiple of 32 or `x.len() != rows * k` (the operator checks both first).
     pub fn quantize(&mut self, x: &[f32], rows: usize, k: usize) {
         assert!(k.is_multiple_of(BLOCK) && x.len() == rows * k, "Q8Rows::quantize: {} values for {rows} x {k}", x.len());
-        let nb = k / BLOCK;
-        self.rows = rows;
-        self.blocks_per_row = nb;
-        self.codes.resize(rows * k, 0);
-        self.scales.resize(rows * nb, 0.0);
-        self.sums.resize(rows * nb, 0.0);
-        self.half_sums.resize(rows * nb * 2, 0);
+        self.resize(rows, k);
         let simd = has_avx2();
         for (i, block) in x.chunks_exact(BLOCK).enumerate() {
             let q = quantize_any(simd, block, &mut self.codes[i * BLOCK..(i + 1) * BLOCK]);
@@ -53,6 +47,20 @@ impl Q8Rows {
     /// Rows never written keep stale values.
     pub fn row_writer(&mut self, rows: usize, k: usize) -> Q8RowWriter {
         assert!(k.is_multiple_of(BLOCK), "Q8Rows::row_writer: k = {k} is not a multiple of {BLOCK}");
+        self.resize(rows, k);
+        Q8RowWriter {
+            rows,
+            blocks_per_row: k / BLOCK,
+            simd: has_avx2(),
+            codes: self.codes.as_mut_ptr(),
+            scales: self.scales.as_mut_ptr(),
+            sums: self.sums.as_mut_ptr(),
+            half_sums: self.half_sums.as_mut_ptr(),
+        }
+    }
+
+    /// Sets the shape to `rows x k` and sizes the buffers to it (capacity is kept: no allocation once grown).
+    fn resize(&mut self, rows: usize, k: usize) {
         let nb = k / BLOCK;
         self.rows = rows;
         self.blocks_per_row = nb;
@@ -60,15 +68,6 @@ impl Q8Rows {
         self.scales.resize(rows * nb, 0.0);
         self.sums.resize(rows * nb, 0.0);
         self.half_sums.resize(rows * nb * 2, 0);
-        Q8RowWriter {
-            rows,
-            blocks_per_row: nb,
-            simd: has_avx2(),
-            codes: self.codes.as_mut_ptr(),
-            scales: self.scales.as_mut_ptr(),
-            sums: self.sums.as_mut_ptr(),
-            half_sums: self.half_sums.as_mut_ptr(),
-        }
     }
 
     /// Rows held (see [`Q8Rows::quantize`]).

@@ -17,15 +17,14 @@
 //! output element is computed by one task in one fixed order, so the result does not depend on the thread count
 //! or on the rows of the pass.
 
-use std::ffi::c_void;
-
 use ort::operator::{ComputeContext, Kernel, KernelContext, Operator, OperatorInput, OperatorOutput};
 use ort::sys::OrtKernelContext;
 use ort::value::{TensorElementType, TensorValueType};
 use ort::AsPointer;
 
-use super::op_io::{check, ggml_type_attr, input, output, positive_attr, MAX_RANK};
-use crate::kernels::{block_matmul, BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
+use super::op_io::{ggml_type_attr, input, output, positive_attr, OrtPool, MAX_RANK};
+use crate::kernels::block_matmul::{self, Projection};
+use crate::kernels::{BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
 
 /// The operator's name in that domain.
 pub const OP_NAME: &str = "MatMulGgml";
@@ -97,35 +96,8 @@ thread_local! {
     static ROWS: std::cell::RefCell<Q8Rows> = std::cell::RefCell::new(Q8Rows::new());
 }
 
-/// One call's work, shared by the column tasks through `KernelContext_ParallelFor`'s user-data pointer.
-struct Task<'a> {
-    matrix: BlockMatrix<'a>,
-    rows: &'a Q8Rows,
-    out: *mut f32,
-    isa: Isa,
-    panels: Option<&'a PanelMatrix>,
-}
-
-/// Runs column task `t` (called by ONNX Runtime's pool threads and the calling thread).
-unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
-    // SAFETY: `data` is the `Task` that `compute` keeps alive until ParallelFor returns.
-    let task = unsafe { &*(data as *const Task) };
-    let n = task.matrix.n();
-    let cols = t * COLUMNS_PER_TASK..((t + 1) * COLUMNS_PER_TASK).min(n);
-    // SAFETY: `out` holds rows x n floats; task t writes only its columns (whole panels: 64 is a multiple of 16);
-    // the matrix and the rows agree on K (checked in `compute`); `isa` came from Isa::detect, and panels exist
-    // only where it runs the panel kernel.
-    unsafe {
-        match task.panels {
-            Some(p) => block_matmul::matmul_panel_columns(task.isa, p, task.rows, cols, task.out, n),
-            None => block_matmul::matmul_columns(task.isa, &task.matrix, task.rows, cols, task.out, n),
-        }
-    }
-}
-
 impl Kernel for MatMulGgmlKernel {
     fn compute(&mut self, ctx: &ComputeContext) -> ort::Result<()> {
-        let api = ort::api();
         let kctx = ctx.ptr() as *mut OrtKernelContext;
         let err = |what: String| ort::Error::new(format!("{OP_NAME} node {:?}: {what}", self.node));
         let (mut xd, mut wd) = ([0i64; MAX_RANK], [0i64; MAX_RANK]);
@@ -154,14 +126,17 @@ impl Kernel for MatMulGgmlKernel {
         if self.isa.uses_panels(self.format) && self.panels.as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
             self.panels = PanelMatrix::new(&matrix).map(|m| (key.0, key.1, m));
         }
-        let panels = self.panels.as_ref().map(|(_, _, m)| m);
+        let w = match &self.panels {
+            Some((_, _, p)) => Projection::Panels(p),
+            None => Projection::Blocks(&matrix),
+        };
+        // SAFETY: ONNX Runtime allocated the output with `yd`'s shape: rows x N floats, not aliasing X.
+        let y = unsafe { std::slice::from_raw_parts_mut(y_ptr as *mut f32, rows * self.n) };
         ROWS.with(|cell| {
             let mut q = cell.borrow_mut();
             q.quantize(xs, rows, self.k);
-            let task = Task { matrix, rows: &q, out: y_ptr as *mut f32, isa: self.isa, panels };
-            let tasks = self.n.div_ceil(COLUMNS_PER_TASK);
-            // SAFETY: `task` outlives the call, which returns only when every column task has run.
-            unsafe { check((api.KernelContext_ParallelFor)(kctx, run_task, tasks, tasks, &task as *const Task as *mut c_void)) }
-        })
+            block_matmul::matmul_parallel(self.isa, w, &q, y, COLUMNS_PER_TASK, &OrtPool(kctx));
+        });
+        Ok(())
     }
 }

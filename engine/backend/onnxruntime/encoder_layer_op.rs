@@ -22,8 +22,9 @@ use ort::value::TensorElementType;
 use ort::AsPointer;
 
 use super::block_matmul_op::constant_panels;
-use super::op_io::{check, ggml_type_attr, input, output, positive_attr, MAX_RANK};
-use crate::kernels::encoder_layer::{encoder_layer, EncoderLayerShape, EncoderLayerWeights, EncoderScratch, ParallelFor, Projection};
+use super::op_io::{ggml_type_attr, input, output, positive_attr, OrtPool, MAX_RANK};
+use crate::kernels::block_matmul::Projection;
+use crate::kernels::encoder_layer::{encoder_layer, EncoderLayerShape, EncoderLayerWeights, EncoderScratch};
 use crate::kernels::{BlockFormat, BlockMatrix, Isa, PanelMatrix};
 
 /// The operator's name in the `ai.specrt` domain.
@@ -101,32 +102,6 @@ pub(crate) struct EncoderLayerKernel {
     /// Per projection: the panel copy and the address and length of the buffer it was made from.
     panels: [Option<(usize, usize, PanelMatrix)>; 4],
     scratch: EncoderScratch,
-}
-
-/// ONNX Runtime's intra-op pool as the kernel's [`ParallelFor`].
-struct OrtPool(*mut OrtKernelContext);
-
-/// Runs task `t` of the closure behind `data` (called by the pool's threads and the calling thread).
-unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
-    // SAFETY: `data` points to the `&dyn Fn` that `OrtPool::run` keeps alive until ParallelFor returns.
-    let task = unsafe { &*(data as *const &(dyn Fn(usize) + Sync)) };
-    task(t);
-}
-
-impl ParallelFor for OrtPool {
-    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
-        if tasks <= 1 {
-            (0..tasks).for_each(task);
-            return;
-        }
-        let data = &task as *const &(dyn Fn(usize) + Sync) as *mut c_void;
-        // SAFETY: the context is live for the kernel call; `task` outlives ParallelFor, which returns when every
-        // task has run. A failing pool (it never fails on the CPU provider) falls back to running them here.
-        let status = unsafe { (ort::api().KernelContext_ParallelFor)(self.0, run_task, tasks, tasks, data) };
-        if check(status).is_err() {
-            (0..tasks).for_each(task);
-        }
-    }
 }
 
 impl Kernel for EncoderLayerKernel {

@@ -8,6 +8,7 @@ use ort::operator::KernelContext;
 use ort::sys::{OrtKernelContext, OrtStatusPtr, OrtValue};
 
 use super::raw::status_message;
+use crate::kernels::parallel::ParallelFor;
 use crate::kernels::BlockFormat;
 
 /// Turns an `OrtStatus` into a result (the error path may allocate; the success path does not).
@@ -78,4 +79,30 @@ pub(crate) unsafe fn output(ctx: *mut OrtKernelContext, index: usize, dims: &[i6
         check((api.GetTensorMutableData)(value, &mut data))?;
     }
     Ok(data)
+}
+
+/// ONNX Runtime's intra-op pool (`KernelContext_ParallelFor`) as the kernels' [`ParallelFor`], for one kernel call.
+pub(crate) struct OrtPool(pub(crate) *mut OrtKernelContext);
+
+/// Runs task `t` of the closure behind `data` (called by the pool's threads and the calling thread).
+unsafe extern "C" fn run_task(data: *mut c_void, t: usize) {
+    // SAFETY: `data` points to the `&dyn Fn` that `OrtPool::run` keeps alive until ParallelFor returns.
+    let task = unsafe { &*(data as *const &(dyn Fn(usize) + Sync)) };
+    task(t);
+}
+
+impl ParallelFor for OrtPool {
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        if tasks <= 1 {
+            (0..tasks).for_each(task);
+            return;
+        }
+        let data = &task as *const &(dyn Fn(usize) + Sync) as *mut c_void;
+        // SAFETY: the context is live for the kernel call; `task` outlives ParallelFor, which returns when every
+        // task has run. A failing pool (it never fails on the CPU provider) falls back to running them here.
+        let status = unsafe { (ort::api().KernelContext_ParallelFor)(self.0, run_task, tasks, tasks, data) };
+        if check(status).is_err() {
+            (0..tasks).for_each(task);
+        }
+    }
 }

@@ -138,11 +138,9 @@ impl HeadDrafter {
 
     fn medusa(&mut self, max_depth: usize, out: &mut Vec<Vec<u32>>) -> Result<()> {
         let h = self.hidden as i64;
-        // The newest state goes through the reusable input buffer: no allocation per drafting round.
-        let newest = self.newest();
-        self.input.clear();
-        self.input.extend_from_slice(&self.states[newest]);
-        self.graph.run(&[HeadInput::F32 { name: "hidden_states", data: &self.input, shape: &[1, 1, h] }])?;
+        // The newest state is read in place (no copy, no allocation per drafting round).
+        let newest = &self.states[self.newest()];
+        self.graph.run(&[HeadInput::F32 { name: "hidden_states", data: newest, shape: &[1, 1, h] }])?;
         let vd = self.manifest.head.draft_vocab_size;
         let logits = self.graph.output("logits").ok_or_else(|| Error::Internal("head output `logits` missing".into()))?;
         let rows = (logits.len() / vd).min(max_depth);
