@@ -140,6 +140,40 @@ def code_docs(max_files: int) -> tuple:
     return docs, src
 
 
+def code_completion_prompts(max_n: int = 0) -> list:
+    """Raw code-completion prompts in HumanEval's form, from the machine's stdlib: every function (module level or
+    method) with a docstring and a body after it, cut after the docstring: `def f(args):` + its docstring, dedented.
+    The target's greedy continuation of such a prompt is the distribution a HumanEval-style bench verifies (the bench
+    feeds HumanEval prompts raw, not as chat), which teacher-forced stdlib text is not: measured with
+    export/head_gap.py, the heads' offline acceptance on their held-out split was ~2x what they reach on the bench's
+    trajectories (docs/HEADS.md). Order: sha256 of the id; `max_n` 0 = all."""
+    import ast
+    import textwrap
+
+    root, paths = stdlib_files()
+    out = []
+    for p in paths:
+        try:
+            with open(p, encoding="utf-8") as f:
+                src = f.read()
+            tree = ast.parse(src)
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        lines = src.splitlines()
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(node.body) < 2:
+                continue
+            doc = node.body[0]
+            if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)):
+                continue
+            text = textwrap.dedent("\n".join(lines[node.lineno - 1:doc.end_lineno])) + "\n"
+            if 40 <= len(text) <= 2000:
+                rel = os.path.relpath(p, root)
+                out.append({"id": f"stdlib-fn/{rel}:{node.lineno}:{node.name}", "prompt": text})
+    out.sort(key=lambda d: hashlib.sha256(d["id"].encode()).hexdigest())
+    return out[:max_n] if max_n else out
+
+
 def instruction_docs(tmp: str) -> tuple:
     from .datasets import _find_member, fetch
 
@@ -194,11 +228,16 @@ def build_text(a) -> int:
     if a.self_distill and os.path.exists(os.path.join(a.out, "self_distill.jsonl")):
         with open(os.path.join(a.out, "self_distill.jsonl")) as f:
             gen = {r["id"]: r["answer"] for r in map(json.loads, f)}
+    completions = []
+    if a.self_distill and os.path.exists(os.path.join(a.out, "self_distill_code.jsonl")):
+        with open(os.path.join(a.out, "self_distill_code.jsonl")) as f:
+            completions = [{"id": r["id"], "source": "code", "text": r["prompt"] + r["answer"], "self_distilled": True}
+                           for r in map(json.loads, f) if r["answer"].strip()]
     dropped = {"code": 0, "instructions": 0, "prose": 0}
     n_tok = {"code": 0, "instructions": 0, "prose": 0}
     n_self = 0
     with open(os.path.join(a.out, "docs.jsonl"), "w") as f:
-        for d in code + instr + prose:
+        for d in completions + code + instr + prose:
             if d["source"] == "instructions" and d["id"] in gen:
                 d["text"], d["self_distilled"] = chatml(d["instruction"], gen[d["id"]]), True
                 n_self += 1
@@ -215,7 +254,7 @@ def build_text(a) -> int:
                                         "whole normalised text) with a HumanEval prompt or an MT-Bench turn",
                                 "bench_sources": bench_srcs, "bench_prompts": len(prompts), "dropped": dropped},
             "split": f"md5(doc id) % {EVAL_MODULUS} == 0 -> eval (held out)",
-            "tokens": n_tok, "self_distilled_answers": n_self,
+            "tokens": n_tok, "self_distilled_answers": n_self, "self_distilled_code_completions": len(completions),
             "tokenizer_sha256": sha256_file(os.path.join(a.target, "tokenizer.json")),
             "docs_sha256": sha256_file(os.path.join(a.out, "docs.jsonl"))}
     with open(os.path.join(a.out, "SOURCES.json"), "w") as f:
@@ -227,7 +266,7 @@ def build_text(a) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Self-distillation and the target cache
 
-def _engine_answer(a, instruction: str) -> tuple:
+def _engine_answer(a, instruction: str, chat: bool = True) -> tuple:
     """The target's greedy answer through the engine's CLI (`specrt generate --chat --json`): ~4x the tokens per
     second of the Python loop below on the same CPU (the engine's kernels, its own KV cache). Its chat template is
     SmolLM2's, the same prompt tokens as chatml(instruction, None) (checked: 38 = 38 on the first instruction)."""
@@ -237,9 +276,9 @@ def _engine_answer(a, instruction: str) -> tuple:
         f.write(instruction)
         prompt_file = f.name
     try:
-        out = subprocess.run([a.engine, "generate", "--config", a.engine_config, "--chat", "--json", "--temperature",
-                              "0", "--max-tokens", str(a.max_new), "--prompt-file", prompt_file],
-                             capture_output=True, text=True)
+        cmd = [a.engine, "generate", "--config", a.engine_config, "--json", "--temperature", "0", "--max-tokens",
+               str(a.max_new), "--prompt-file", prompt_file] + (["--chat"] if chat else [])
+        out = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
         raise SystemExit(f"--engine {a.engine}: cannot run it ({e})")
     finally:
@@ -261,17 +300,24 @@ def self_distill(a) -> int:
     from .ort_runner import OrtDecoder
 
     tok = Tokenizer.from_file(os.path.join(a.target, "tokenizer.json"))
-    tmp = tempfile.mkdtemp(prefix="specrt-heads-")
-    instr, _ = instruction_docs(tmp)
-    instr.sort(key=lambda d: hashlib.md5(d["id"].encode()).hexdigest())
-    path = os.path.join(a.out, "self_distill.jsonl")
+    if a.code:
+        # Raw code completions (no chat template), like the bench's HumanEval prompts; see code_completion_prompts.
+        instr = [{"id": d["id"], "instruction": d["prompt"]} for d in code_completion_prompts(a.self_distill)]
+        path = os.path.join(a.out, "self_distill_code.jsonl")
+        if not a.engine:
+            raise SystemExit("self-distill --code needs --engine (the Python loop answers in the chat template only)")
+    else:
+        tmp = tempfile.mkdtemp(prefix="specrt-heads-")
+        instr, _ = instruction_docs(tmp)
+        instr.sort(key=lambda d: hashlib.md5(d["id"].encode()).hexdigest())
+        path = os.path.join(a.out, "self_distill.jsonl")
     done = set()
     if os.path.exists(path):
         with open(path) as f:
             done = {json.loads(line)["id"] for line in f}
     if a.engine:
         def answer(instruction: str) -> tuple:
-            return _engine_answer(a, instruction)
+            return _engine_answer(a, instruction, chat=not a.code)
     else:
         dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
 
@@ -297,7 +343,10 @@ def self_distill(a) -> int:
             if time.time() - t0 > a.max_minutes * 60:
                 break
             text, tokens = answer(d["instruction"])
-            f.write(json.dumps({"id": d["id"], "answer": text, "tokens": tokens, "by": by}) + "\n")
+            rec = {"id": d["id"], "answer": text, "tokens": tokens, "by": by}
+            if a.code:
+                rec["prompt"] = d["instruction"]
+            f.write(json.dumps(rec) + "\n")
             f.flush()
             n += 1
             if n % 20 == 0:
@@ -318,7 +367,10 @@ def build_cache(a) -> int:
     # one queue per source, its eval documents first; the next chunk always comes from the source furthest below
     # its quota, so a time-limited cache is balanced, and the held-out slice (eval_tokens / 3 per source) is first
     quota = {"code": a.quota_code, "instructions": a.quota_instructions, "prose": a.quota_prose}
-    queues = {k: sorted((d for d in docs if d["source"] == k), key=lambda d: d["split"] != "eval") for k in quota}
+    # within a source, the target's own outputs (self-distilled) come before teacher-forced text: they are what the
+    # engine verifies (docs/HEADS.md, "Offline vs in-engine")
+    queues = {k: sorted((d for d in docs if d["source"] == k),
+                        key=lambda d: (d["split"] != "eval", not d.get("self_distilled", False))) for k in quota}
     used = {k: 0 for k in quota}
     used_eval = {k: 0 for k in quota}
     dec = OrtDecoder(a.target, capacity=CHUNK + 8, threads=a.threads)
@@ -444,6 +496,9 @@ def main(argv=None) -> int:
             p.add_argument("--max-new", type=int, default=192)
             p.add_argument("--engine", default=None, help="the specrt binary: answer through the engine's CLI")
             p.add_argument("--engine-config", default=None, help="with --engine: the pipeline YAML of the target")
+            p.add_argument("--code", action="store_true",
+                           help="raw code completions of stdlib function headers + docstrings (self_distill_code.jsonl) "
+                                "instead of AlpacaEval chat answers; --self-distill N then counts prompts")
     a = ap.parse_args(argv)
     if a.cmd == "self-distill" and bool(a.engine) != bool(a.engine_config):
         ap.error("self-distill: --engine and --engine-config go together (the binary and the target's pipeline YAML)")

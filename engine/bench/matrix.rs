@@ -37,6 +37,13 @@ pub struct BenchMatrix {
     /// unpadded int4 AR users get from the default config); default: the fastest AR row of each category.
     #[serde(default)]
     pub fastest_ar: Option<String>,
+    /// Run the pipelines prompt by prompt in turn (every pipeline loaded at once, the order rotating with each
+    /// prompt) instead of one pipeline after another. The VMs these figures come from drift by up to 35% within
+    /// minutes, and another process on the machine shifts a sequential run's later pipelines; interleaving
+    /// spreads both over every pipeline alike, so ratios between pipelines stay meaningful. Costs the memory of
+    /// all pipelines plus one AR instance per target.
+    #[serde(default)]
+    pub interleave: bool,
 }
 
 fn default_categories() -> Vec<String> {
@@ -73,6 +80,7 @@ impl BenchMatrix {
                 ignore_eos: true,
                 latency_contexts: Vec::new(),
                 fastest_ar: None,
+                interleave: false,
             });
         }
         let mut m: BenchMatrix = serde_yaml::from_str(&text).map_err(|e| config_error(path, &e))?;

@@ -274,6 +274,13 @@ pub fn records(pipeline: &str, strategy: &str, category: &str, prompts: &[BenchP
             v["strategy"] = strategy.into();
             v["category"] = category.into();
             v["id"] = p.id.clone().into();
+            // What was generated, so a record can be replayed offline (export/head_gap.py measures a draft
+            // head's acceptance on exactly these trajectories) and outputs compared across runs.
+            v["prompt"] = p.prompt.clone().into();
+            v["chat"] = p.chat.into();
+            v["output_ids"] = o.tokens.clone().into();
+            v["text"] = o.text.clone().into();
+            v["finish_reason"] = o.finish_reason.as_str().into();
             v
         })
         .collect()
