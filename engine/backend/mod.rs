@@ -93,8 +93,17 @@ pub trait EncoderGraph: Send {
     }
 
     /// One pass that produces only `token_ids` (greedy decoding then reads one id per position, not `width`
-    /// scores); borrowed from a buffer the graph reuses. Errors where the graph has no such output.
-    fn forward_token_ids(&mut self, _input_ids: &[i64], _attention_mask: &[i64], _batch: usize, _positions: usize) -> Result<&[i64]> {
+    /// scores); borrowed from a buffer the graph reuses. Errors where the graph has no such output. `columns`: the
+    /// logits columns the head computes and the argmax chooses among (sorted; the graph's `output_columns` input,
+    /// the CTC NAT's output shortlist), or `None` for all; an error where the graph has no such input.
+    fn forward_token_ids(
+        &mut self,
+        _input_ids: &[i64],
+        _attention_mask: &[i64],
+        _batch: usize,
+        _positions: usize,
+        _columns: Option<&[i64]>,
+    ) -> Result<&[i64]> {
         Err(Error::Backend("this encoder graph has no `token_ids` output (re-export it with `python -m export ctc-nat`)".into()))
     }
 

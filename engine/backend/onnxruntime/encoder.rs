@@ -2,7 +2,9 @@
 //! `[batch, positions]`; the logits land in a buffer the runner owns and reuses (grown on demand), so decoding
 //! reads them in place instead of copying `[batch, positions, vocab]` first. Where the graph also has `token_ids`,
 //! a greedy pass asks ONNX Runtime for that output alone (`[batch, positions]` int64), so the scores stay an
-//! intermediate that ONNX Runtime reuses and nothing reads them outside the graph.
+//! intermediate that ONNX Runtime reuses and nothing reads them outside the graph. Where the graph has the
+//! `output_columns` input (an export with an output shortlist), every run feeds it: the caller's columns for a
+//! greedy pass, else all of `0..width` (the head's whole-matrix path).
 
 use std::ffi::{c_char, c_void, CString};
 use std::path::Path;
@@ -22,7 +24,9 @@ pub(crate) struct OrtEncoder {
     session: ort::session::Session,
     memory: CpuMemory,
     width: usize,
-    input_names: [CString; 2],
+    input_names: [CString; 3],
+    /// `0..width`, fed as `output_columns` when the caller selects no columns; empty when the graph lacks that input.
+    all_columns: Vec<i64>,
     output_name: CString,
     logits: Vec<f32>,
     /// `token_ids`, where the manifest (checked against the graph) declares it.
@@ -46,7 +50,8 @@ impl OrtEncoder {
             session,
             memory: CpuMemory::new()?,
             width,
-            input_names: [c("input_ids")?, c("attention_mask")?],
+            input_names: [c("input_ids")?, c("attention_mask")?, c("output_columns")?],
+            all_columns: if graph.inputs.iter().any(|i| i.name == "output_columns") { (0..width as i64).collect() } else { Vec::new() },
             output_name: c("logits")?,
             logits: Vec::new(),
             token_ids_name: if graph.outputs.iter().any(|o| o.name == "token_ids") { Some(c("token_ids")?) } else { None },
@@ -71,14 +76,43 @@ impl OrtEncoder {
 
     /// One `Run` writing the single requested output into `out` (a view over a buffer of this runner); returns the
     /// seconds the run took.
-    fn run_into(&self, input_ids: &[i64], attention_mask: &[i64], shape: [i64; 2], output: *const c_char, out: &TensorView) -> Result<f64> {
+    fn run_into(
+        &self,
+        input_ids: &[i64],
+        attention_mask: &[i64],
+        shape: [i64; 2],
+        columns: Option<&[i64]>,
+        output: *const c_char,
+        out: &TensorView,
+    ) -> Result<f64> {
         let n = input_ids.len();
         let m = &self.memory;
+        let columns = match columns {
+            Some(c) if self.all_columns.is_empty() => {
+                return Err(Error::Backend(format!(
+                    "{} output columns were selected, but this encoder graph has no `output_columns` input (export it with `--shortlist`)",
+                    c.len()
+                )))
+            }
+            Some(c) if c.is_empty() => return Err(Error::InvalidRequest("an empty output shortlist".into())),
+            Some(c) => Some(c),
+            None if self.all_columns.is_empty() => None,
+            None => Some(&self.all_columns[..]),
+        };
         // SAFETY: the slices outlive the run (views drop at the end of this function); ORT never writes inputs.
         let ids = unsafe { TensorView::new(m, input_ids.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
         let mask = unsafe { TensorView::new(m, attention_mask.as_ptr() as *mut c_void, n * 8, &shape, Elem::I64)? };
-        let names: [*const c_char; 2] = [self.input_names[0].as_ptr(), self.input_names[1].as_ptr()];
-        let values = [ids.ptr() as *const OrtValue, mask.ptr() as *const OrtValue];
+        let cols = match columns {
+            // SAFETY: as above.
+            Some(c) => Some(unsafe { TensorView::new(m, c.as_ptr() as *mut c_void, c.len() * 8, &[c.len() as i64], Elem::I64)? }),
+            None => None,
+        };
+        let mut names: Vec<*const c_char> = vec![self.input_names[0].as_ptr(), self.input_names[1].as_ptr()];
+        let mut values = vec![ids.ptr() as *const OrtValue, mask.ptr() as *const OrtValue];
+        if let Some(c) = &cols {
+            names.push(self.input_names[2].as_ptr());
+            values.push(c.ptr() as *const OrtValue);
+        }
         let mut outputs = [out.ptr()];
         let t0 = Instant::now();
         // SAFETY: names and values are parallel arrays of live objects; the session is alive.
@@ -98,7 +132,7 @@ impl EncoderGraph for OrtEncoder {
             TensorView::new(&self.memory, self.logits.as_mut_ptr().cast(), out_len * 4, &[shape[0], shape[1], self.width as i64], Elem::F32)?
         };
         let name = self.output_name.as_ptr();
-        let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
+        let ran = self.run_into(input_ids, attention_mask, shape, None, name, &out);
         drop(out);
         self.run_seconds += ran?;
         self.run_calls += 1;
@@ -109,7 +143,14 @@ impl EncoderGraph for OrtEncoder {
         self.token_ids_name.is_some()
     }
 
-    fn forward_token_ids(&mut self, input_ids: &[i64], attention_mask: &[i64], batch: usize, positions: usize) -> Result<&[i64]> {
+    fn forward_token_ids(
+        &mut self,
+        input_ids: &[i64],
+        attention_mask: &[i64],
+        batch: usize,
+        positions: usize,
+        columns: Option<&[i64]>,
+    ) -> Result<&[i64]> {
         let Some(name) = self.token_ids_name.as_ref().map(|c| c.as_ptr()) else {
             return Err(Error::Backend("this encoder graph has no `token_ids` output (re-export it with `python -m export ctc-nat`)".into()));
         };
@@ -118,7 +159,7 @@ impl EncoderGraph for OrtEncoder {
         let shape = [batch as i64, positions as i64];
         // SAFETY: `self.token_ids` is not touched until the run is over and the view is dropped.
         let out = unsafe { TensorView::new(&self.memory, self.token_ids.as_mut_ptr().cast(), n * 8, &shape, Elem::I64)? };
-        let ran = self.run_into(input_ids, attention_mask, shape, name, &out);
+        let ran = self.run_into(input_ids, attention_mask, shape, columns, name, &out);
         drop(out);
         self.run_seconds += ran?;
         self.run_calls += 1;

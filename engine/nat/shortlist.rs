@@ -1,0 +1,153 @@
+//! The CTC NAT's per-sentence lexical output shortlist (issue 14, docs/BENCHMARKS.md section 5): the table an
+//! export carries (`ctc.shortlist` of the manifest, `shortlist.json`, made by `python -m export nat-shortlist`
+//! from the training pairs) maps each source token to the target tokens it tends to translate into; a batch's
+//! shortlist is the table's `always` list (the most frequent target tokens, <blank>, the specials) plus the rows of
+//! its source tokens, and the greedy pass computes only those columns of the output head (`output_columns`).
+//!
+//! Why: the head (192 x ~6,600 on the small model) is ~40% of a pass's multiply-adds; with K = 16 targets per
+//! source token and F = 128 frequent ones a sentence needs ~290 columns (4%), and greedy BLEU on the 2,013 test
+//! sentences moves 14.65 -> 14.43 (the study table in docs/BENCHMARKS.md section 5).
+
+use std::path::Path;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::contract::ctc_nat::{CtcSpec, ShortlistSpec};
+use crate::error::{Error, Result};
+
+/// The table format this engine reads (`format` and `version` keys of the file).
+const FORMAT: &str = "specrt-nat-shortlist";
+const VERSION: u32 = 1;
+
+/// The file as written by export/nat_shortlist.py (only the keys the engine uses).
+#[derive(Deserialize)]
+struct TableFile {
+    format: String,
+    version: u32,
+    vocab: usize,
+    always: Vec<u32>,
+    rows: std::collections::HashMap<String, Vec<u32>>,
+}
+
+/// A loaded shortlist table, mapped to logits columns once so a batch's list costs a few microseconds.
+#[derive(Debug, Clone)]
+pub struct Shortlist {
+    /// Columns of the `always` tokens (sorted, unique).
+    always: Vec<u32>,
+    /// Per source token id: the columns of its row (tokens outside the output vocabulary dropped).
+    rows: Vec<Vec<u32>>,
+    /// Logits columns of the whole head.
+    width: usize,
+    /// Mean shortlist size of the batches built so far (sum and count), for the benchmark's report.
+    built: (u64, u64),
+    /// Reused marks over the columns.
+    mark: Vec<bool>,
+}
+
+impl Shortlist {
+    /// Reads and checks `dir/spec.file` against the manifest: sha256, format, vocabulary, ids in range, and
+    /// <blank> in `always` (a greedy pass without <blank> could never emit it).
+    pub fn load(dir: &Path, spec: &ShortlistSpec, ctc: &CtcSpec, vocab: usize) -> Result<Self> {
+        let path = dir.join(&spec.file);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        if !digest.eq_ignore_ascii_case(&spec.sha256) {
+            return Err(Error::model(
+                &path,
+                format!(
+                    "sha256 is {digest}, but the manifest's ctc.shortlist.sha256 says {}: the table was changed or belongs to another export (re-export the model)",
+                    spec.sha256
+                ),
+            ));
+        }
+        let table: TableFile = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::model(&path, format!("not a shortlist table ({e}); make one with `python -m export nat-shortlist`")))?;
+        if table.format != FORMAT || table.version != VERSION {
+            return Err(Error::model(
+                &path,
+                format!("key `format` is `{}` v{}, this engine reads `{FORMAT}` v{VERSION}", table.format, table.version),
+            ));
+        }
+        if table.vocab != vocab {
+            return Err(Error::model(&path, format!("key `vocab` is {}, but the model's vocabulary is {vocab}", table.vocab)));
+        }
+        let width = ctc.logits_width(vocab);
+        // token -> column (None: outside the output vocabulary, never a CTC target, dropped)
+        let column = |t: u32| -> Option<u32> {
+            match &ctc.output_ids {
+                Some(ids) => ids.binary_search(&t).ok().map(|c| c as u32),
+                None => Some(t),
+            }
+        };
+        let check = |key: &str, t: u32| -> Result<()> {
+            if t as usize >= vocab {
+                return Err(Error::model(&path, format!("key `{key}` holds token id {t}, outside the vocabulary (0..{vocab})")));
+            }
+            Ok(())
+        };
+        if !table.always.contains(&ctc.blank_id) {
+            return Err(Error::model(&path, format!("key `always` must contain <blank> (id {})", ctc.blank_id)));
+        }
+        let mut always = Vec::with_capacity(table.always.len());
+        for &t in &table.always {
+            check("always", t)?;
+            always.extend(column(t));
+        }
+        always.sort_unstable();
+        always.dedup();
+        let mut rows = vec![Vec::new(); vocab];
+        for (key, targets) in &table.rows {
+            let s: u32 = key.parse().map_err(|_| Error::model(&path, format!("key `rows`: `{key}` is not a token id")))?;
+            check("rows", s)?;
+            let mut cols = Vec::with_capacity(targets.len());
+            for &t in targets {
+                check(&format!("rows.{key}"), t)?;
+                cols.extend(column(t));
+            }
+            rows[s as usize] = cols;
+        }
+        Ok(Shortlist { always, rows, width, built: (0, 0), mark: vec![false; width] })
+    }
+
+    /// Writes into `out` the sorted logits columns of the shortlist of `sources` (token ids of the batch's
+    /// sentences; ids without a row, like `<mask>`, add nothing).
+    pub fn columns<'a>(&mut self, sources: impl IntoIterator<Item = &'a [u32]>, out: &mut Vec<i64>) {
+        out.clear();
+        let mark = &mut self.mark;
+        let mut add = |c: u32, out: &mut Vec<i64>| {
+            if !mark[c as usize] {
+                mark[c as usize] = true;
+                out.push(i64::from(c));
+            }
+        };
+        for &c in &self.always {
+            add(c, out);
+        }
+        for s in sources {
+            for &t in s {
+                if let Some(row) = self.rows.get(t as usize) {
+                    for &c in row {
+                        add(c, out);
+                    }
+                }
+            }
+        }
+        for &c in out.iter() {
+            self.mark[c as usize] = false;
+        }
+        out.sort_unstable();
+        self.built.0 += out.len() as u64;
+        self.built.1 += 1;
+    }
+
+    /// Logits columns of the whole head.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Mean size of the shortlists built so far (`None` before the first).
+    pub fn mean_size(&self) -> Option<f64> {
+        (self.built.1 > 0).then(|| self.built.0 as f64 / self.built.1 as f64)
+    }
+}
