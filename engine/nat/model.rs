@@ -91,10 +91,12 @@ impl NatModel {
             (Some(spec), Some(s)) if s.dtype == DType::Int64 && s.shape.len() == 1 && spec.input == "output_columns" => {
                 Some(Shortlist::load(dir, spec, &manifest.ctc, manifest.dims.vocab_size)?)
             }
-            (Some(spec), Some(s)) => return Err(err(format!(
+            (Some(spec), Some(s)) => {
+                return Err(err(format!(
                 "ctc.shortlist.input is `{}` and input `output_columns` is {} {:?}: the contract is an int64 [columns] input named `output_columns`",
                 spec.input, s.dtype, s.shape
-            ))),
+            )))
+            }
             (Some(_), None) => {
                 return Err(err("ctc.shortlist is set, but the graph declares no input `output_columns` (re-export with `--shortlist`)".into()))
             }

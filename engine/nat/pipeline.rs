@@ -182,6 +182,16 @@ impl NatPipeline {
         self.model.shortlist().and_then(|s| s.mean_size())
     }
 
+    /// Columns summed over the shortlists built so far, and their count (`(0, 0)` without a shortlist).
+    pub fn shortlist_built(&self) -> (u64, u64) {
+        self.model.shortlist().map_or((0, 0), |s| s.built())
+    }
+
+    /// Columns of the whole head's logits.
+    pub fn logits_width(&self) -> usize {
+        self.model.logits_width()
+    }
+
     /// Most sentences per forward pass.
     pub fn batch_size(&self) -> usize {
         self.batch_size

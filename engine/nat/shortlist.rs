@@ -146,6 +146,11 @@ impl Shortlist {
         self.width
     }
 
+    /// Columns summed over the shortlists built so far, and their count.
+    pub fn built(&self) -> (u64, u64) {
+        self.built
+    }
+
     /// Mean size of the shortlists built so far (`None` before the first).
     pub fn mean_size(&self) -> Option<f64> {
         (self.built.1 > 0).then(|| self.built.0 as f64 / self.built.1 as f64)

@@ -94,7 +94,7 @@ impl OrtEncoder {
                     c.len()
                 )))
             }
-            Some(c) if c.is_empty() => return Err(Error::InvalidRequest("an empty output shortlist".into())),
+            Some([]) => return Err(Error::InvalidRequest("an empty output shortlist".into())),
             Some(c) => Some(c),
             None if self.all_columns.is_empty() => None,
             None => Some(&self.all_columns[..]),
