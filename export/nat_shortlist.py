@@ -233,7 +233,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("study", help="the (K, F) table: shortlist size, coverage, restricted-greedy BLEU")
     p.add_argument("--model", required=True, help="an fp32 CTC NAT export (its logits are read with onnxruntime)")
     p.add_argument("--pairs", default=".cache/translation-pairs")
-    p.add_argument("--grid", default="8:128,16:128,16:256,24:256,32:256,32:512,48:512,64:512,64:1024")
+    p.add_argument("--grid", default="4:64,8:64,8:128,16:128,8:256,16:256,24:256,32:256,32:512,64:512,64:1024",
+                   help="K:F pairs (the default is the table of docs/BENCHMARKS.md section 5)")
     p.add_argument("--limit", type=int, default=None)
     a = ap.parse_args(argv)
     grid = [tuple(int(x) for x in kf.split(":")) for kf in a.grid.split(",")]
