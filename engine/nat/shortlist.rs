@@ -156,3 +156,50 @@ impl Shortlist {
         (self.built.1 > 0).then(|| self.built.0 as f64 / self.built.1 as f64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::ctc_nat::{UpsamplePolicy, UpsampleSpec};
+
+    #[test]
+    fn a_batch_s_columns_are_the_sorted_union_of_always_and_its_rows() {
+        let mut s = Shortlist { always: vec![0, 3], rows: vec![vec![], vec![5, 3], vec![7], vec![]], width: 8, built: (0, 0), mark: vec![false; 8] };
+        let mut out = Vec::new();
+        // id 9 has no row (like <mask>); 3 comes from `always` and a row, once
+        s.columns([&[1u32, 2][..], &[1, 9][..]], &mut out);
+        assert_eq!(out, vec![0, 3, 5, 7]);
+        // the marks are reset: a later batch without source 1 loses its columns
+        s.columns([&[2u32][..]], &mut out);
+        assert_eq!(out, vec![0, 3, 7]);
+        assert_eq!(s.mean_size(), Some(3.5));
+    }
+
+    #[test]
+    fn a_table_is_mapped_through_the_output_vocabulary_and_checked_by_sha256() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = br#"{"format":"specrt-nat-shortlist","version":1,"vocab":10,"always":[1,5],"rows":{"2":[4,6,7]}}"#;
+        std::fs::write(dir.path().join("t.json"), text).expect("write");
+        let sha: String = Sha256::digest(text).iter().map(|b| format!("{b:02x}")).collect();
+        let spec = ShortlistSpec { file: "t.json".into(), sha256: sha, vocab: 10, top_k: 3, frequent: 1, input: "output_columns".into() };
+        let ctc = CtcSpec {
+            blank_id: 5,
+            mask_id: 4,
+            pad_id: 0,
+            upsample: UpsampleSpec { policy: UpsamplePolicy::MaskInsertion, rate: 2.0, position_limit: 8 },
+            output_ids: Some(vec![1, 4, 5, 7]),
+            shortlist: None,
+        };
+        let mut s = Shortlist::load(dir.path(), &spec, &ctc, 10).expect("a valid table");
+        assert_eq!(s.width(), 4);
+        let mut out = Vec::new();
+        // token 6 is outside the output vocabulary: dropped; 1, 5 -> columns 0, 2; 4, 7 -> 1, 3
+        s.columns([&[2u32][..]], &mut out);
+        assert_eq!(out, vec![0, 1, 2, 3]);
+        s.columns([&[3u32][..]], &mut out);
+        assert_eq!(out, vec![0, 2]);
+        let wrong = ShortlistSpec { sha256: "00".repeat(32), ..spec };
+        let err = Shortlist::load(dir.path(), &wrong, &ctc, 10).expect_err("a wrong sha256").to_string();
+        assert!(err.contains("t.json") && err.contains("ctc.shortlist.sha256"), "{err}");
+    }
+}
