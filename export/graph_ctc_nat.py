@@ -19,11 +19,15 @@ training targets contain, plus <blank>) restricts the output head to those rows:
 `ctc.output_ids[j]` of the manifest and `token_ids` maps the argmax back through it inside the graph. Tokens that
 never occur in a training target are never a CTC target, so the head only ever learned to score them down.
 
-`--shortlist FILE` (a table of `python -m export nat-shortlist`, export/nat_shortlist.py) adds a third input,
-    output_columns  int64 [columns]  the logits columns to compute (each in 0..V-1; the engine feeds a sentence's
-                                     or batch's shortlist, sorted, <blank>'s column included, or all of 0..V-1)
+`--shortlist FILE` (a table of `python -m export nat-shortlist`, export/nat_shortlist.py) adds two inputs,
+    output_columns       int64 [columns]        the logits columns to compute (each in 0..V-1; the engine feeds a
+                                                batch's shortlist, the union over its sentences, sorted, <blank>'s
+                                                column included, or all of 0..V-1)
+    output_columns_mask  uint8 [rows, columns]  rows = batch (row i: the columns sentence i may choose, its own
+                                                shortlist) or 1 (one row for all); ones = no restriction
 and `logits` becomes [batch, positions, columns] (column i scores column `output_columns[i]` of the full head) and
-`token_ids` maps the argmax back through output_columns (and output_ids) in the graph. The q8_0 head computes only
+`token_ids` is each position's argmax over its sentence's allowed columns, mapped back through output_columns (and
+output_ids) in the graph: a sentence's output is the same alone and in any batch. The q8_0 head computes only
 those columns (MatMulGgml's optional `columns` input); fp32 gathers the head's columns first. The table is copied
 next to the model and listed in the manifest (`ctc.shortlist`: file, sha256, top_k, frequent, vocab).
 
@@ -199,19 +203,31 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None,
     if precision == "q8_0":
         # The engine's ArgMaxRows (first maximum, mapped through output_ids in the same node): ONNX Runtime's
         # ArgMax + Gather were ~10% of the small model's greedy pass in its profile. q8_0 graphs run only in the
-        # engine anyway (MatMulGgml).
+        # engine anyway (MatMulGgml). With a shortlist its third input restricts each sentence to its own columns.
         ins = ["logits"] if column_ids is None else ["logits", column_ids]
+        if shortlist:
+            ins.append("output_columns_mask")
         g.op("ArgMaxRows", ins, domain=SPECRT, name="token_ids/ArgMaxRows", outputs=["token_ids"])
     elif column_ids is None:
         g.op("ArgMax", ["logits"], name="token_ids/ArgMax", outputs=["token_ids"], axis=-1, keepdims=0)
     else:
-        column = g.op("ArgMax", ["logits"], name="token_ids/ArgMax", axis=-1, keepdims=0)
+        scores = "logits"
+        if shortlist:
+            # each sentence's disallowed columns to -inf before the argmax ([rows, 1, columns] broadcasts over the
+            # positions; rows = batch or 1)
+            allowed = g.op("Cast", ["output_columns_mask"], name="output_columns_mask/Cast", to=TensorProto.BOOL)
+            allowed = g.op("Unsqueeze", [allowed, g.init("axis1", np.array([1], np.int64))],
+                           name="output_columns_mask/Unsqueeze")
+            scores = g.op("Where", [allowed, "logits", g.init("neg_inf", np.array(-np.inf, np.float32))],
+                          name="output_columns_mask/Where")
+        column = g.op("ArgMax", [scores], name="token_ids/ArgMax", axis=-1, keepdims=0)
         g.op("Gather", [column_ids, column], name="token_ids/Gather", outputs=["token_ids"], axis=0)
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
     inputs = [helper.make_tensor_value_info("input_ids", i64, ["batch", "positions"]),
               helper.make_tensor_value_info("attention_mask", i64, ["batch", "positions"])]
     if shortlist:
         inputs.append(helper.make_tensor_value_info("output_columns", i64, ["columns"]))
+        inputs.append(helper.make_tensor_value_info("output_columns_mask", TensorProto.UINT8, ["mask_rows", "columns"]))
     graph = helper.make_graph(
         g.nodes, "specrt_ctc_nat", inputs,
         [helper.make_tensor_value_info("logits", f32, ["batch", "positions", "columns" if shortlist else width]),
@@ -320,7 +336,9 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
     files.append("tokenizer.json")
     io = {"inputs": [{"name": "input_ids", "dtype": "int64", "shape": ["batch", "positions"]},
                      {"name": "attention_mask", "dtype": "int64", "shape": ["batch", "positions"]}]
-          + ([{"name": "output_columns", "dtype": "int64", "shape": ["columns"]}] if table is not None else []),
+          + ([{"name": "output_columns", "dtype": "int64", "shape": ["columns"]},
+              {"name": "output_columns_mask", "dtype": "uint8", "shape": ["mask_rows", "columns"]}]
+             if table is not None else []),
           "outputs": [{"name": "logits", "dtype": "float32",
                        "shape": ["batch", "positions", "columns" if table is not None else width]},
                       {"name": "token_ids", "dtype": "int64", "shape": ["batch", "positions"]}]}

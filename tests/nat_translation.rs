@@ -508,15 +508,17 @@ fn restricted_greedy(rows: &[f32], width: usize, columns: &[i64], blank: u32) ->
 #[test]
 fn a_shortlist_decodes_like_the_whole_head_restricted_to_its_columns() {
     // The q8_0 head computes only the shortlist's columns (MatMulGgml's `columns` input, gathered panels): greedy
-    // decoding must equal the whole head's logits (all columns fed) restricted to the batch's shortlist, in
-    // batches of 1 and 16 (one union over the batch). Random weights and a random table (K = 8, F = 64).
+    // decoding must equal the whole head's logits (all columns fed) restricted to each sentence's own shortlist,
+    // in batches of 1 and 16 (the head computes the batch's union, ArgMaxRows' mask keeps each sentence to its
+    // own columns, so batching changes no output). Random weights and a random table (K = 8, F = 64).
     let dir_sl = tiny_shortlist();
     let mut model = NatModel::open(&backend(2), &dir_sl).unwrap();
     let ctc = model.manifest().ctc.clone();
     assert!(ctc.shortlist.is_some() && ctc.output_ids.is_none());
     let dir = tempfile::tempdir().unwrap();
     let sources = sentences();
-    let (mut changed, mut columns) = (0usize, Vec::new());
+    let (mut changed, mut columns, mut allowed) = (0usize, Vec::new(), Vec::new());
+    let mut outputs = Vec::new();
     for batch in [1usize, 16] {
         let mut p = NatPipeline::load(&nat_yaml(dir.path(), &dir_sl, &format!("  batch_size: {batch}\n"))).unwrap();
         assert!(p.uses_shortlist());
@@ -526,9 +528,7 @@ fn a_shortlist_decodes_like_the_whole_head_restricted_to_its_columns() {
             .map(|s| upsample(&p.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap())
             .collect();
         for (i, (s, got)) in sources.iter().zip(&got).enumerate() {
-            // the batch of 16 holds all 8 sentences: its shortlist is the union over all of them
-            let group: &[Vec<u32>] = if batch == 1 { std::slice::from_ref(&ups[i]) } else { &ups };
-            assert!(model.shortlist_columns(group, &mut columns));
+            assert!(model.shortlist_columns(std::slice::from_ref(&ups[i]), &mut columns, &mut allowed));
             assert!(columns.len() < model.logits_width() / 2, "a shortlist, not the whole head: {} columns", columns.len());
             let logits = model.forward(std::slice::from_ref(&ups[i])).unwrap();
             assert_eq!(logits.vocab(), model.logits_width(), "logits come from the whole head");
@@ -537,7 +537,20 @@ fn a_shortlist_decodes_like_the_whole_head_restricted_to_its_columns() {
             changed += usize::from(*got != specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_id));
         }
         assert!(got.iter().any(|t| !t.is_empty()), "random weights still emit tokens");
+        outputs.push(got);
     }
+    assert_eq!(outputs[0], outputs[1], "a batch of 16 decodes each sentence as it does alone");
+    // the batch's union is larger than one sentence's shortlist: the mask, not the union, decides
+    let ups: Vec<Vec<u32>> = sources
+        .iter()
+        .map(|s| {
+            let tok = specrt::text::Tokenizer::load(&dir_sl.join("tokenizer.json")).unwrap();
+            upsample(&tok.encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap()
+        })
+        .collect();
+    assert!(model.shortlist_columns(&ups, &mut columns, &mut allowed));
+    assert_eq!(allowed.len(), ups.len() * columns.len());
+    assert!(allowed.contains(&0), "some union column is not every sentence's");
     // negative control: the restriction is real (a random table leaves out tokens the whole head picks)
     assert!(changed > 0, "no output differs from the unrestricted decode");
     // `shortlist: false` runs the whole head: the unrestricted greedy decode
@@ -631,6 +644,14 @@ fn broken_shortlists_are_refused_by_name() {
             Box::new(|m| {
                 edit_manifest(m, |v| {
                     v["ctc"].as_object_mut().unwrap().remove("shortlist");
+                })
+            }),
+        ),
+        (
+            "no input `output_columns_mask`",
+            Box::new(|m| {
+                edit_manifest(m, |v| {
+                    v["graph"]["inputs"].as_array_mut().unwrap().truncate(3);
                 })
             }),
         ),

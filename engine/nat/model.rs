@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::shortlist::Shortlist;
-use crate::backend::{Backend, EncoderGraph};
+use crate::backend::{Backend, ColumnSelection, EncoderGraph};
 use crate::contract::{DType, Dim, NatManifest};
 use crate::error::{Error, Result};
 
@@ -85,8 +85,16 @@ impl NatModel {
                 return Err(err(format!("output `token_ids` must be int64 [batch, positions], manifest says {} {:?}", s.dtype, s.shape)));
             }
         }
-        // `output_columns` (int64 [columns]) comes with `ctc.shortlist` and only with it.
+        // `output_columns` (int64 [columns]) and `output_columns_mask` (uint8 [rows, columns]) come with
+        // `ctc.shortlist` and only with it.
         let columns_input = manifest.header.graph.inputs.iter().find(|t| t.name == "output_columns");
+        let mask_input = manifest.header.graph.inputs.iter().find(|t| t.name == "output_columns_mask");
+        if manifest.ctc.shortlist.is_some() && columns_input.is_some() && !mask_input.is_some_and(|m| m.dtype == DType::Uint8 && m.shape.len() == 2) {
+            return Err(err(
+                "ctc.shortlist is set, but the graph declares no input `output_columns_mask` (uint8 [rows, columns]; re-export with `--shortlist`)"
+                    .into(),
+            ));
+        }
         let shortlist = match (&manifest.ctc.shortlist, columns_input) {
             (Some(spec), Some(s)) if s.dtype == DType::Int64 && s.shape.len() == 1 && spec.input == "output_columns" => {
                 Some(Shortlist::load(dir, spec, &manifest.ctc, manifest.dims.vocab_size)?)
@@ -146,12 +154,13 @@ impl NatModel {
         self.shortlist.as_ref()
     }
 
-    /// The shortlist's logits columns for `batch` (the union over its sentences' tokens; `<mask>` adds nothing)
-    /// into `out`; `false` (and `out` untouched) where the export has no shortlist.
-    pub fn shortlist_columns(&mut self, batch: &[Vec<u32>], out: &mut Vec<i64>) -> bool {
+    /// The shortlist's logits columns for `batch` into `out` (the union over its sentences' tokens; `<mask>` adds
+    /// nothing) and each sentence's own among them into `allowed` ([`Shortlist::columns`]); `false` (and both
+    /// untouched) where the export has no shortlist.
+    pub fn shortlist_columns(&mut self, batch: &[Vec<u32>], out: &mut Vec<i64>, allowed: &mut Vec<u8>) -> bool {
         match &mut self.shortlist {
             Some(s) => {
-                s.columns(batch.iter().map(Vec::as_slice), out);
+                s.columns(batch, out, allowed);
                 true
             }
             None => false,
@@ -160,11 +169,12 @@ impl NatModel {
 
     /// One forward pass over `batch` asking only for `token_ids`, calling `each(i, ids)` with sentence `i`'s real
     /// positions (token ids, already mapped through the output vocabulary by the graph). `columns`: the logits
-    /// columns the argmax chooses among (the output shortlist, [`NatModel::shortlist_columns`]), or `None` for all.
+    /// columns the head computes and each sentence's argmax chooses among (the output shortlist,
+    /// [`NatModel::shortlist_columns`]), or `None` for all.
     pub fn forward_ids_with<R>(
         &mut self,
         batch: &[Vec<u32>],
-        columns: Option<&[i64]>,
+        columns: Option<ColumnSelection>,
         mut each: impl FnMut(usize, &[i64]) -> Result<R>,
     ) -> Result<Vec<R>> {
         let positions = self.stage(batch)?;

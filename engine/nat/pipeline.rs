@@ -68,8 +68,9 @@ pub struct NatPipeline {
     baseline: Option<PathBuf>,
     /// Whether greedy passes use the model's output shortlist (YAML `shortlist`, and the export has one).
     shortlist: bool,
-    /// Reused: the last batch's shortlist columns.
+    /// Reused: the last batch's shortlist columns and per-sentence flags.
     columns: Vec<i64>,
+    allowed: Vec<u8>,
 }
 
 impl NatPipeline {
@@ -119,6 +120,7 @@ impl NatPipeline {
             baseline,
             shortlist,
             columns: Vec::new(),
+            allowed: Vec::new(),
         })
     }
 
@@ -315,9 +317,11 @@ impl NatPipeline {
             // Decoding works on logits columns; with an output vocabulary a column is mapped to its token id.
             let to_tokens = |columns: Vec<u32>| -> Vec<u32> { columns.into_iter().map(|c| ctc.token_of_column(c)).collect() };
             let decoded = if decode == CtcDecodeKind::Greedy && self.model.has_token_ids() {
-                // The graph's argmax: one id per position, already token ids; with the shortlist, over the
-                // batch's shortlist columns only (beam search below always scores the whole head).
-                let columns = (self.shortlist && self.model.shortlist_columns(&batch, &mut self.columns)).then_some(&self.columns[..]);
+                // The graph's argmax: one id per position, already token ids; with the shortlist, the head computes
+                // the batch's union of shortlist columns and each sentence chooses among its own (so batching
+                // changes no output); beam search below always scores the whole head.
+                let columns = (self.shortlist && self.model.shortlist_columns(&batch, &mut self.columns, &mut self.allowed))
+                    .then_some(crate::backend::ColumnSelection { columns: &self.columns, allowed: &self.allowed });
                 self.model.forward_ids_with(&batch, columns, |_, ids| {
                     let alignment: Vec<u32> = ids.iter().map(|&t| t as u32).collect();
                     finish(ctc::collapse(&alignment, ctc.blank_id), None)

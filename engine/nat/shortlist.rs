@@ -43,6 +43,8 @@ pub struct Shortlist {
     built: (u64, u64),
     /// Reused marks over the columns.
     mark: Vec<bool>,
+    /// Reused: each union column's index in the last union.
+    index: Vec<u32>,
 }
 
 impl Shortlist {
@@ -107,12 +109,14 @@ impl Shortlist {
             }
             rows[s as usize] = cols;
         }
-        Ok(Shortlist { always, rows, width, built: (0, 0), mark: vec![false; width] })
+        Ok(Shortlist { always, rows, width, built: (0, 0), mark: vec![false; width], index: vec![0; width] })
     }
 
-    /// Writes into `out` the sorted logits columns of the shortlist of `sources` (token ids of the batch's
-    /// sentences; ids without a row, like `<mask>`, add nothing).
-    pub fn columns<'a>(&mut self, sources: impl IntoIterator<Item = &'a [u32]>, out: &mut Vec<i64>) {
+    /// Writes into `out` the sorted logits columns of the shortlist of `batch` (the union over its sentences'
+    /// token ids; ids without a row, like `<mask>`, add nothing) and into `allowed` `[batch, out.len()]` flags:
+    /// row `i` marks the columns of sentence `i`'s own shortlist, which is all its greedy argmax may choose, so a
+    /// sentence's output is the same alone and in any batch.
+    pub fn columns(&mut self, batch: &[Vec<u32>], out: &mut Vec<i64>, allowed: &mut Vec<u8>) {
         out.clear();
         let mark = &mut self.mark;
         let mut add = |c: u32, out: &mut Vec<i64>| {
@@ -124,7 +128,7 @@ impl Shortlist {
         for &c in &self.always {
             add(c, out);
         }
-        for s in sources {
+        for s in batch {
             for &t in s {
                 if let Some(row) = self.rows.get(t as usize) {
                     for &c in row {
@@ -137,7 +141,29 @@ impl Shortlist {
             self.mark[c as usize] = false;
         }
         out.sort_unstable();
-        self.built.0 += out.len() as u64;
+        let s = out.len();
+        allowed.clear();
+        if batch.len() == 1 {
+            // one sentence: its shortlist is the union
+            allowed.resize(s, 1);
+        } else {
+            for (j, &c) in out.iter().enumerate() {
+                self.index[c as usize] = j as u32;
+            }
+            allowed.resize(batch.len() * s, 0);
+            for (i, sentence) in batch.iter().enumerate() {
+                let row = &mut allowed[i * s..(i + 1) * s];
+                for &c in &self.always {
+                    row[self.index[c as usize] as usize] = 1;
+                }
+                for &t in sentence {
+                    for &c in self.rows.get(t as usize).map_or(&[][..], Vec::as_slice) {
+                        row[self.index[c as usize] as usize] = 1;
+                    }
+                }
+            }
+        }
+        self.built.0 += s as u64;
         self.built.1 += 1;
     }
 
@@ -164,14 +190,23 @@ mod tests {
 
     #[test]
     fn a_batch_s_columns_are_the_sorted_union_of_always_and_its_rows() {
-        let mut s = Shortlist { always: vec![0, 3], rows: vec![vec![], vec![5, 3], vec![7], vec![]], width: 8, built: (0, 0), mark: vec![false; 8] };
-        let mut out = Vec::new();
+        let mut s = Shortlist {
+            always: vec![0, 3],
+            rows: vec![vec![], vec![5, 3], vec![7], vec![]],
+            width: 8,
+            built: (0, 0),
+            mark: vec![false; 8],
+            index: vec![0; 8],
+        };
+        let (mut out, mut allowed) = (Vec::new(), Vec::new());
         // id 9 has no row (like <mask>); 3 comes from `always` and a row, once
-        s.columns([&[1u32, 2][..], &[1, 9][..]], &mut out);
+        s.columns(&[vec![1, 2], vec![1, 9], vec![2]], &mut out, &mut allowed);
         assert_eq!(out, vec![0, 3, 5, 7]);
+        // each sentence may choose only its own columns
+        assert_eq!(allowed, vec![1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 1]);
         // the marks are reset: a later batch without source 1 loses its columns
-        s.columns([&[2u32][..]], &mut out);
-        assert_eq!(out, vec![0, 3, 7]);
+        s.columns(&[vec![2]], &mut out, &mut allowed);
+        assert_eq!((out.as_slice(), allowed.as_slice()), (&[0, 3, 7][..], &[1, 1, 1][..]));
         assert_eq!(s.mean_size(), Some(3.5));
     }
 
@@ -192,11 +227,11 @@ mod tests {
         };
         let mut s = Shortlist::load(dir.path(), &spec, &ctc, 10).expect("a valid table");
         assert_eq!(s.width(), 4);
-        let mut out = Vec::new();
+        let (mut out, mut allowed) = (Vec::new(), Vec::new());
         // token 6 is outside the output vocabulary: dropped; 1, 5 -> columns 0, 2; 4, 7 -> 1, 3
-        s.columns([&[2u32][..]], &mut out);
+        s.columns(&[vec![2]], &mut out, &mut allowed);
         assert_eq!(out, vec![0, 1, 2, 3]);
-        s.columns([&[3u32][..]], &mut out);
+        s.columns(&[vec![3]], &mut out, &mut allowed);
         assert_eq!(out, vec![0, 2]);
         let wrong = ShortlistSpec { sha256: "00".repeat(32), ..spec };
         let err = Shortlist::load(dir.path(), &wrong, &ctc, 10).expect_err("a wrong sha256").to_string();

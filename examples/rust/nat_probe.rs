@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use specrt::backend::onnxruntime::OnnxRuntime;
+use specrt::backend::ColumnSelection;
 use specrt::config::BackendConfig;
 use specrt::nat::model::NatModel;
 use specrt::nat::upsample::upsample;
@@ -62,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut total = vec![0.0f64; runs.len()];
     let mut sizes = vec![(0usize, 0usize); runs.len()];
     let mut passes = 0usize;
-    let mut columns = Vec::new();
+    let (mut columns, mut allowed) = (Vec::new(), Vec::new());
     for round in 0..=rounds {
         // The starting run rotates every round: the run right after another model's is slower (its caches and
         // pool), and a fixed order gave one export 0.90x against itself.
@@ -75,9 +76,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 for s in &sentences {
                     let batch = std::slice::from_ref(s);
                     // The shortlist is built inside the timed loop: it is part of a pass's cost.
-                    let cols = (short && m.shortlist_columns(batch, &mut columns)).then_some(&columns[..]);
+                    let cols = (short && m.shortlist_columns(batch, &mut columns, &mut allowed))
+                        .then_some(ColumnSelection { columns: &columns, allowed: &allowed });
                     if let Some(c) = cols {
-                        sizes[r].0 += c.len();
+                        sizes[r].0 += c.columns.len();
                         sizes[r].1 += 1;
                     }
                     m.forward_ids_with(batch, cols, |_, ids| Ok(ids.len()))?;

@@ -244,18 +244,29 @@ def test_a_shortlist_export_computes_only_the_fed_columns(tmp_path):
     sl = man_s["ctc"]["shortlist"]
     assert sl["file"] == "shortlist.json" and sl["top_k"] == 4 and sl["frequent"] == 16 and sl["vocab"] == vocab
     assert sl["sha256"] == man_s["files"]["shortlist.json"]
-    assert [i["name"] for i in man_s["graph"]["inputs"]] == ["input_ids", "attention_mask", "output_columns"]
+    assert [i["name"] for i in man_s["graph"]["inputs"]] == ["input_ids", "attention_mask", "output_columns",
+                                                             "output_columns_mask"]
     feed = {"input_ids": rng.integers(0, vocab, (2, 17)), "attention_mask": np.ones((2, 17), np.int64)}
     logits, ids = full.run(None, feed)
     cols = np.asarray(shortlist(table, feed["input_ids"].ravel().tolist()), np.int64)
     assert blank in cols and len(cols) < vocab // 10
-    logits_s, ids_s = short.run(None, dict(feed, output_columns=cols))
+    ones = np.ones((1, len(cols)), np.uint8)
+    logits_s, ids_s = short.run(None, dict(feed, output_columns=cols, output_columns_mask=ones))
     assert logits_s.shape == (2, 17, len(cols))
     assert np.abs(logits_s - logits[..., cols]).max() < 1e-4  # fp32: the gathered MatMul may round differently
     assert (ids_s == cols[logits_s.argmax(-1)]).all()
-    all_logits, all_ids = short.run(None, dict(feed, output_columns=np.arange(vocab, dtype=np.int64)))
+    all_logits, all_ids = short.run(None, dict(feed, output_columns=np.arange(vocab, dtype=np.int64),
+                                               output_columns_mask=np.ones((1, vocab), np.uint8)))
     assert (all_ids == ids).all() and np.abs(all_logits - logits).max() < 1e-4
     assert (ids_s != ids).any()  # negative control: the restriction changes some argmax
+    # per-sentence rows of the mask: sentence b chooses only among its own columns
+    own = [set(shortlist(table, feed["input_ids"][b].tolist())) for b in range(2)]
+    mask = np.array([[c in own[b] for c in cols] for b in range(2)], np.uint8)
+    assert 0 < mask.sum() < mask.size
+    _, ids_m = short.run(None, dict(feed, output_columns=cols, output_columns_mask=mask))
+    for b in range(2):
+        mine = cols[mask[b] > 0]
+        assert (ids_m[b] == mine[logits[b][:, mine].argmax(-1)]).all()
     bad = dict(table, vocab=vocab - 1)
     f.write_text(json.dumps(bad))
     with pytest.raises(ValueError, match="vocab"):
