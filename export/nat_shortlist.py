@@ -114,6 +114,7 @@ def tokenize_pairs(tokenizer_path: str, pairs_path: str) -> tuple:
 
 
 def specials_of(tok) -> list:
+    """The ids of the tokenizer's special tokens (always in a shortlist: <blank> above all)."""
     return [i for i in (tok.token_to_id(s) for s in SPECIALS) if i is not None]
 
 
