@@ -1,4 +1,4 @@
-"""CLI: python -m export {gguf,safetensors,tiny,smollm2,gpu-weights,ctc-nat,draft-head,bench} ...
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,gpu-weights,ctc-nat,nat-shortlist,draft-head,bench} ...
 
 See export/README.md (and export/CONTRACT.md for gpu-weights).
 """
@@ -150,7 +150,20 @@ def main(argv=None) -> int:
     p.add_argument("--unfused-layers", action="store_true",
                    help="q8_0: each layer as ~14 ONNX nodes (MatMulGgml, RMSNormalization, MultiHeadAttention, ...) "
                         "instead of one ai.specrt::EncoderLayerGgml (for comparisons)")
+    p.add_argument("--shortlist", default=None,
+                   help="a per-sentence output shortlist table (`python -m export nat-shortlist`): the graph gets the "
+                        "input output_columns and the head computes only those columns (fp32 and q8_0)")
     p.add_argument("--no-check", action="store_true")
+    p = sub.add_parser("nat-shortlist", help="per-sentence lexical output shortlist table of a CTC NAT from the "
+                                             "training pairs (export/nat_shortlist.py), or random (tests)")
+    p.add_argument("path", nargs="?", help="recipe output folder or export (its tokenizer.json)")
+    p.add_argument("--pairs", default=".cache/translation-pairs", help="folder with train.jsonl")
+    p.add_argument("--top-k", type=int, default=16, help="target tokens kept per source token")
+    p.add_argument("--frequent", type=int, default=128, help="most frequent target tokens always kept")
+    p.add_argument("--random", action="store_true", help="a random table over --tokenizer's vocabulary (tests)")
+    p.add_argument("--tokenizer", default=None, help="tokenizer.json for --random (default: the en-de one)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="the table file (JSON)")
     p = sub.add_parser("draft-head", help="draft head (ctc / medusa / eagle) from the recipe's output "
                                           "(export/train_draft_head.py) or random, bound to one target")
     p.add_argument("path", nargs="?", help="recipe output folder (model.safetensors + MANIFEST.json + draft_vocab.json)")
@@ -209,6 +222,16 @@ def main(argv=None) -> int:
 
         a.tokenizer = a.tokenizer or DEFAULT_TOKENIZER
         main_export(a)
+    elif a.cmd == "nat-shortlist":
+        from .graph_ctc_nat import DEFAULT_TOKENIZER
+        from .nat_shortlist import make, make_random
+
+        if a.random:
+            make_random(a.tokenizer or DEFAULT_TOKENIZER, a.top_k, a.frequent, a.seed, a.out)
+        elif not a.path:
+            raise SystemExit("give the model folder whose tokenizer.json the table uses, or --random")
+        else:
+            make(a.path, a.pairs, a.top_k, a.frequent, a.out)
     elif a.cmd == "draft-head":
         from .graph_draft_head import main_export as draft_head_export
 

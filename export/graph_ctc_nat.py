@@ -19,6 +19,18 @@ training targets contain, plus <blank>) restricts the output head to those rows:
 `ctc.output_ids[j]` of the manifest and `token_ids` maps the argmax back through it inside the graph. Tokens that
 never occur in a training target are never a CTC target, so the head only ever learned to score them down.
 
+`--shortlist FILE` (a table of `python -m export nat-shortlist`, export/nat_shortlist.py) adds two inputs,
+    output_columns       int64 [columns]        the logits columns to compute (each in 0..V-1; the engine feeds a
+                                                batch's shortlist, the union over its sentences, sorted, <blank>'s
+                                                column included, or all of 0..V-1)
+    output_columns_mask  uint8 [rows, columns]  rows = batch (row i: the columns sentence i may choose, its own
+                                                shortlist) or 1 (one row for all); ones = no restriction
+and `logits` becomes [batch, positions, columns] (column i scores column `output_columns[i]` of the full head) and
+`token_ids` is each position's argmax over its sentence's allowed columns, mapped back through output_columns (and
+output_ids) in the graph: a sentence's output is the same alone and in any batch. The q8_0 head computes only
+those columns (MatMulGgml's optional `columns` input); fp32 gathers the head's columns first. The table is copied
+next to the model and listed in the manifest (`ctc.shortlist`: file, sha256, top_k, frequent, vocab).
+
 Weights come from the recipe's model.safetensors (export/train_ctc_nat.py) or are drawn at random.
 """
 from __future__ import annotations
@@ -79,15 +91,18 @@ PRECISIONS = ("fp32", "int8", "q8_0")
 
 
 def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None,
-                fused_layers: bool = True) -> onnx.ModelProto:
+                fused_layers: bool = True, shortlist: bool = False) -> onnx.ModelProto:
     """The encoder graph. precision int8: every projection and the output head as 8-bit MatMulNBits (block 32,
     round-to-nearest) with int8 activations (accuracy_level 4). precision q8_0: the same layers as GGML Q8_0 blocks
     (block 32, round-to-nearest, fp16 scale) on the engine's own operators (the AVX-512 VNNI panel kernel where the
     CPU has it; runs only in specrt, not in Python's onnxruntime): each layer one ai.specrt::EncoderLayerGgml node
     (fused_layers, the default) or ~14 nodes around ai.specrt::MatMulGgml; the head a MatMulGgml. output_ids: the
-    output vocabulary (sorted token ids), or None for the whole vocabulary."""
+    output vocabulary (sorted token ids), or None for the whole vocabulary. shortlist: the `output_columns` input
+    restricting the head (module docstring; fp32 and q8_0)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
+    if shortlist and precision == "int8":
+        raise ValueError("--shortlist needs precision fp32 or q8_0 (MatMulNBits cannot select columns)")
     head_rows = w["embed.weight"] if output_ids is None else w["embed.weight"][np.asarray(output_ids, np.int64)]
     width = head_rows.shape[0]
     g = _Graph()
@@ -100,12 +115,12 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None,
     x = g.op("Add", [x, pos], name="embed/AddPositions")
     mask = g.op("Cast", ["attention_mask"], name="attention_mask/Cast", to=TensorProto.INT32)
 
-    def linear(inp, name, outputs=None):
+    def linear(inp, name, outputs=None, columns=None):
         if precision == "q8_0":
             n, k = w[name].shape
             blocks = ggml_encode(np.asarray(w[name], np.float32), "Q8_0")
-            return g.op("MatMulGgml", [inp, g.init(name + ".ggml_blocks", blocks)], domain=SPECRT, name=name, K=k,
-                        N=n, ggml_type="Q8_0", outputs=outputs)
+            ins = [inp, g.init(name + ".ggml_blocks", blocks)] + ([columns] if columns else [])
+            return g.op("MatMulGgml", ins, domain=SPECRT, name=name, K=k, N=n, ggml_type="Q8_0", outputs=outputs)
         if precision == "int8":
             p = pack_weight(w[name], 8)
             ins = [inp, g.init(name + ".qweight", p.b), g.init(name + ".scales", p.scales)]
@@ -173,28 +188,49 @@ def build_graph(w: dict, dims: dict, precision: str = "fp32", output_ids=None,
         # The head writes the graph output itself: ONNX Runtime runs every node whatever outputs a call asks for,
         # and an Identity here copied [positions x vocabulary] floats on every pass (18% of the small model's
         # greedy pass in an ONNX Runtime profile, although greedy decoding reads only token_ids).
-        linear(h, "lm_head.weight", outputs=["logits"])
+        # With a shortlist the head computes only the columns `output_columns` (MatMulGgml's third input).
+        linear(h, "lm_head.weight", outputs=["logits"], columns="output_columns" if shortlist else None)
     else:
         head = g.init("lm_head.weight.T", np.ascontiguousarray(head_rows.T))
+        if shortlist:
+            head = g.op("Gather", [head, "output_columns"], name="lm_head/GatherColumns", axis=1)
         g.op("MatMul", [h, head], name="lm_head", outputs=["logits"])
+    # The token id of each logits column: output_ids (or the identity), then through output_columns.
+    column_ids = None if output_ids is None else g.init("output_ids", np.asarray(output_ids, np.int64))
+    if shortlist:
+        column_ids = "output_columns" if column_ids is None else g.op(
+            "Gather", [column_ids, "output_columns"], name="output_columns/GatherIds", axis=0)
     if precision == "q8_0":
         # The engine's ArgMaxRows (first maximum, mapped through output_ids in the same node): ONNX Runtime's
         # ArgMax + Gather were ~10% of the small model's greedy pass in its profile. q8_0 graphs run only in the
-        # engine anyway (MatMulGgml).
-        ins = ["logits"] if output_ids is None else ["logits", g.init("output_ids", np.asarray(output_ids, np.int64))]
+        # engine anyway (MatMulGgml). With a shortlist its third input restricts each sentence to its own columns.
+        ins = ["logits"] if column_ids is None else ["logits", column_ids]
+        if shortlist:
+            ins.append("output_columns_mask")
         g.op("ArgMaxRows", ins, domain=SPECRT, name="token_ids/ArgMaxRows", outputs=["token_ids"])
-    elif output_ids is None:
+    elif column_ids is None:
         g.op("ArgMax", ["logits"], name="token_ids/ArgMax", outputs=["token_ids"], axis=-1, keepdims=0)
     else:
-        column = g.op("ArgMax", ["logits"], name="token_ids/ArgMax", axis=-1, keepdims=0)
-        g.op("Gather", [g.init("output_ids", np.asarray(output_ids, np.int64)), column], name="token_ids/Gather",
-             outputs=["token_ids"], axis=0)
+        scores = "logits"
+        if shortlist:
+            # each sentence's disallowed columns to -inf before the argmax ([rows, 1, columns] broadcasts over the
+            # positions; rows = batch or 1)
+            allowed = g.op("Cast", ["output_columns_mask"], name="output_columns_mask/Cast", to=TensorProto.BOOL)
+            allowed = g.op("Unsqueeze", [allowed, g.init("axis1", np.array([1], np.int64))],
+                           name="output_columns_mask/Unsqueeze")
+            scores = g.op("Where", [allowed, "logits", g.init("neg_inf", np.array(-np.inf, np.float32))],
+                          name="output_columns_mask/Where")
+        column = g.op("ArgMax", [scores], name="token_ids/ArgMax", axis=-1, keepdims=0)
+        g.op("Gather", [column_ids, column], name="token_ids/Gather", outputs=["token_ids"], axis=0)
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("input_ids", i64, ["batch", "positions"]),
+              helper.make_tensor_value_info("attention_mask", i64, ["batch", "positions"])]
+    if shortlist:
+        inputs.append(helper.make_tensor_value_info("output_columns", i64, ["columns"]))
+        inputs.append(helper.make_tensor_value_info("output_columns_mask", TensorProto.UINT8, ["mask_rows", "columns"]))
     graph = helper.make_graph(
-        g.nodes, "specrt_ctc_nat",
-        [helper.make_tensor_value_info("input_ids", i64, ["batch", "positions"]),
-         helper.make_tensor_value_info("attention_mask", i64, ["batch", "positions"])],
-        [helper.make_tensor_value_info("logits", f32, ["batch", "positions", width]),
+        g.nodes, "specrt_ctc_nat", inputs,
+        [helper.make_tensor_value_info("logits", f32, ["batch", "positions", "columns" if shortlist else width]),
          helper.make_tensor_value_info("token_ids", i64, ["batch", "positions"])],
         initializer=g.inits)
     opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
@@ -214,6 +250,25 @@ def read_output_vocab(path: str, vocab: int, blank_id: int) -> list:
     if blank_id not in ids:
         raise ValueError(f"{path}: the output vocabulary must contain <blank> (id {blank_id})")
     return ids
+
+
+def read_shortlist(path: str, vocab: int, blank_id: int) -> dict:
+    """The table of `python -m export nat-shortlist`, checked against the model: format, vocabulary, ids in range,
+    <blank> always in."""
+    from .nat_shortlist import FORMAT, VERSION
+    with open(path, encoding="utf-8") as f:
+        t = json.load(f)
+    if t.get("format") != FORMAT or t.get("version") != VERSION:
+        raise ValueError(f"{path}: not a {FORMAT} v{VERSION} table (format {t.get('format')!r}, version "
+                         f"{t.get('version')!r}); make one with `python -m export nat-shortlist`")
+    if t.get("vocab") != vocab:
+        raise ValueError(f"{path}: key `vocab` is {t.get('vocab')}, the model's vocabulary is {vocab}")
+    ids = list(t["always"]) + [i for r in t["rows"].values() for i in r] + [int(s) for s in t["rows"]]
+    if any(not 0 <= int(i) < vocab for i in ids):
+        raise ValueError(f"{path}: ids must lie in [0, {vocab})")
+    if blank_id not in t["always"]:
+        raise ValueError(f"{path}: key `always` must contain <blank> (id {blank_id})")
+    return t
 
 
 def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -245,10 +300,11 @@ def reference_logits(w: dict, dims: dict, ids: np.ndarray, mask: np.ndarray) -> 
 
 def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: dict, source: dict,
                    check: bool = True, precision: str = "fp32", output_vocab: str | None = None,
-                   fused_layers: bool = True) -> dict:
+                   fused_layers: bool = True, shortlist: str | None = None) -> dict:
     """Write model.onnx (+ .data), tokenizer.json and manifest.json; returns the manifest. output_vocab: a
     target_vocab.json restricting the output head (module docstring), or None for the whole vocabulary.
-    fused_layers: q8_0 layers as one EncoderLayerGgml node each (build_graph)."""
+    fused_layers: q8_0 layers as one EncoderLayerGgml node each (build_graph). shortlist: a table of
+    `python -m export nat-shortlist`, copied into the folder as shortlist.json (module docstring)."""
     from tokenizers import Tokenizer  # the exporter's venv has it (requirements.txt)
 
     t0 = time.time()
@@ -264,7 +320,14 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         raise ValueError(f"tokenizer vocab {tok.get_vocab_size()} != embedding rows {dims['vocab_size']}")
     output_ids = None if output_vocab is None else read_output_vocab(output_vocab, dims["vocab_size"], tid("<blank>"))
     width = dims["vocab_size"] if output_ids is None else len(output_ids)
-    files = save_model(build_graph(w, dims, precision, output_ids, fused_layers), out_dir)
+    table = None if shortlist is None else read_shortlist(shortlist, dims["vocab_size"], tid("<blank>"))
+    files = save_model(build_graph(w, dims, precision, output_ids, fused_layers, table is not None), out_dir)
+    if table is not None:
+        target = os.path.join(out_dir, "shortlist.json")
+        if os.path.abspath(shortlist) != os.path.abspath(target):
+            with open(shortlist, "rb") as src, open(target, "wb") as dst:
+                dst.write(src.read())
+        files.append("shortlist.json")
     if check:
         from .pipeline import check_model
         check_model(os.path.join(out_dir, files[0]))
@@ -272,8 +335,12 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
         f.write(tokenizer_json)
     files.append("tokenizer.json")
     io = {"inputs": [{"name": "input_ids", "dtype": "int64", "shape": ["batch", "positions"]},
-                     {"name": "attention_mask", "dtype": "int64", "shape": ["batch", "positions"]}],
-          "outputs": [{"name": "logits", "dtype": "float32", "shape": ["batch", "positions", width]},
+                     {"name": "attention_mask", "dtype": "int64", "shape": ["batch", "positions"]}]
+          + ([{"name": "output_columns", "dtype": "int64", "shape": ["columns"]},
+              {"name": "output_columns_mask", "dtype": "uint8", "shape": ["mask_rows", "columns"]}]
+             if table is not None else []),
+          "outputs": [{"name": "logits", "dtype": "float32",
+                       "shape": ["batch", "positions", "columns" if table is not None else width]},
                       {"name": "token_ids", "dtype": "int64", "shape": ["batch", "positions"]}]}
     manifest = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "kind": "ctc_nat",
@@ -287,7 +354,11 @@ def export_ctc_nat(out_dir: str, w: dict, dims: dict, tokenizer_json: str, nat: 
                 "task": nat.get("task"),
                 **({} if output_ids is None else {"output_ids": output_ids,
                                                   "output_vocab": {"file": os.path.basename(output_vocab),
-                                                                   "sha256": sha256_file(output_vocab)}})},
+                                                                   "sha256": sha256_file(output_vocab)}}),
+                **({} if table is None else {"shortlist": {
+                    "file": "shortlist.json", "sha256": sha256_file(os.path.join(out_dir, "shortlist.json")),
+                    "vocab": table["vocab"], "top_k": table["top_k"], "frequent": table["frequent"],
+                    "input": "output_columns"}})},
         "chat_template": None,
         "precision": {"weights": precision, "notes": [
             "fp32 MatMul; trained weights stored as fp16" if precision == "fp32" else
@@ -331,7 +402,7 @@ def main_export(a) -> None:
     if a.rate_override:
         nat["rate"] = a.rate_override
     export_ctc_nat(a.out, w, dims, tok_json, nat, source, check=not a.no_check, precision=a.precision,
-                   output_vocab=a.output_vocab, fused_layers=not a.unfused_layers)
+                   output_vocab=a.output_vocab, fused_layers=not a.unfused_layers, shortlist=a.shortlist)
     print(a.out)
 
 

@@ -480,3 +480,200 @@ fn broken_output_vocabularies_are_refused_by_name() {
         assert!(err.to_string().contains(needle), "expected `{needle}` in: {err}");
     }
 }
+
+// ---- The per-sentence output shortlist (issue 14; export/nat_shortlist.py, engine/nat/shortlist.rs) ----------
+
+fn tiny_shortlist() -> PathBuf {
+    model_dir("tiny-ctc-nat-q8_0-shortlist")
+}
+
+/// Greedy CTC over `rows` choosing only among `columns` (sorted; the first maximum in column order, as the graph's
+/// ArgMaxRows does), as token ids.
+fn restricted_greedy(rows: &[f32], width: usize, columns: &[i64], blank: u32) -> Vec<u32> {
+    let best: Vec<u32> = rows
+        .chunks_exact(width)
+        .map(|r| {
+            let mut b = columns[0] as usize;
+            for &c in columns {
+                if r[c as usize] > r[b] {
+                    b = c as usize;
+                }
+            }
+            b as u32
+        })
+        .collect();
+    specrt::nat::ctc::collapse(&best, blank)
+}
+
+#[test]
+fn a_shortlist_decodes_like_the_whole_head_restricted_to_its_columns() {
+    // The q8_0 head computes only the shortlist's columns (MatMulGgml's `columns` input, gathered panels): greedy
+    // decoding must equal the whole head's logits (all columns fed) restricted to each sentence's own shortlist,
+    // in batches of 1 and 16 (the head computes the batch's union, ArgMaxRows' mask keeps each sentence to its
+    // own columns, so batching changes no output). Random weights and a random table (K = 8, F = 64).
+    let dir_sl = tiny_shortlist();
+    let mut model = NatModel::open(&backend(2), &dir_sl).unwrap();
+    let ctc = model.manifest().ctc.clone();
+    assert!(ctc.shortlist.is_some() && ctc.output_ids.is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let sources = sentences();
+    let (mut changed, mut columns, mut allowed) = (0usize, Vec::new(), Vec::new());
+    let mut outputs = Vec::new();
+    for batch in [1usize, 16] {
+        let mut p = NatPipeline::load(&nat_yaml(dir.path(), &dir_sl, &format!("  batch_size: {batch}\n"))).unwrap();
+        assert!(p.uses_shortlist());
+        let got: Vec<Vec<u32>> = p.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
+        let ups: Vec<Vec<u32>> = sources
+            .iter()
+            .map(|s| upsample(&p.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap())
+            .collect();
+        for (i, (s, got)) in sources.iter().zip(&got).enumerate() {
+            assert!(model.shortlist_columns(std::slice::from_ref(&ups[i]), &mut columns, &mut allowed));
+            assert!(columns.len() < model.logits_width() / 2, "a shortlist, not the whole head: {} columns", columns.len());
+            let logits = model.forward(std::slice::from_ref(&ups[i])).unwrap();
+            assert_eq!(logits.vocab(), model.logits_width(), "logits come from the whole head");
+            let want = restricted_greedy(logits.sentence(0), logits.vocab(), &columns, ctc.blank_id);
+            assert_eq!(got, &want, "batch {batch}: {s}");
+            changed += usize::from(*got != specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_id));
+        }
+        assert!(got.iter().any(|t| !t.is_empty()), "random weights still emit tokens");
+        outputs.push(got);
+    }
+    assert_eq!(outputs[0], outputs[1], "a batch of 16 decodes each sentence as it does alone");
+    // the batch's union is larger than one sentence's shortlist: the mask, not the union, decides
+    let ups: Vec<Vec<u32>> = sources
+        .iter()
+        .map(|s| {
+            let tok = specrt::text::Tokenizer::load(&dir_sl.join("tokenizer.json")).unwrap();
+            upsample(&tok.encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap()
+        })
+        .collect();
+    assert!(model.shortlist_columns(&ups, &mut columns, &mut allowed));
+    assert_eq!(allowed.len(), ups.len() * columns.len());
+    assert!(allowed.contains(&0), "some union column is not every sentence's");
+    // negative control: the restriction is real (a random table leaves out tokens the whole head picks)
+    assert!(changed > 0, "no output differs from the unrestricted decode");
+    // `shortlist: false` runs the whole head: the unrestricted greedy decode
+    let mut off = NatPipeline::load(&nat_yaml(dir.path(), &dir_sl, "  shortlist: false\n")).unwrap();
+    assert!(!off.uses_shortlist());
+    for s in &sources {
+        let up = upsample(&off.tokenizer().encode(s).unwrap(), ctc.upsample.rate, ctc.upsample.position_limit, ctc.mask_id).unwrap();
+        let logits = model.forward(&[up]).unwrap();
+        assert_eq!(off.translate_one(s).unwrap().tokens, specrt::nat::ctc::greedy(logits.sentence(0), logits.vocab(), ctc.blank_id), "{s}");
+    }
+    // beam search scores the whole head (the shortlist only restricts greedy passes)
+    let mut beam = NatPipeline::load(&nat_yaml(dir.path(), &dir_sl, "  decode: beam\n")).unwrap();
+    assert!(beam.translate(&sources).unwrap().iter().all(|t| t.log_prob.is_some()));
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Replaces the copy's table with `table` and records its sha256 in the manifest (a consistent model folder).
+fn write_table(dir: &Path, table: &serde_json::Value) {
+    let bytes = serde_json::to_vec(table).unwrap();
+    std::fs::write(dir.join("shortlist.json"), &bytes).unwrap();
+    let sha = sha256_hex(&bytes);
+    edit_manifest(dir, move |v| v["ctc"]["shortlist"]["sha256"] = sha.clone().into());
+}
+
+fn fixture_table() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(tiny_shortlist().join("shortlist.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_shortlist_holding_every_token_gives_the_output_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("every");
+    copy_model(&tiny_shortlist(), &m);
+    let mut table = fixture_table();
+    let vocab = table["vocab"].as_u64().unwrap();
+    table["always"] = (0..vocab).collect::<Vec<_>>().into();
+    table["rows"] = serde_json::json!({});
+    write_table(&m, &table);
+    let sources = sentences();
+    for batch in [1, 16] {
+        let mut on = NatPipeline::load(&nat_yaml(dir.path(), &m, &format!("  batch_size: {batch}\n"))).unwrap();
+        assert!(on.uses_shortlist());
+        let with: Vec<_> = on.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
+        assert_eq!(on.shortlist_mean_size(), Some(vocab as f64), "every token is a column");
+        let mut off = NatPipeline::load(&nat_yaml(dir.path(), &m, &format!("  batch_size: {batch}\n  shortlist: false\n"))).unwrap();
+        let without: Vec<_> = off.translate(&sources).unwrap().into_iter().map(|t| t.tokens).collect();
+        assert_eq!(with, without, "batch {batch}");
+        assert!(with.iter().any(|t| !t.is_empty()));
+    }
+}
+
+#[test]
+fn broken_shortlists_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("model");
+    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+        // the table changed after export: its sha256 no longer matches the manifest
+        ("sha256", Box::new(|m| std::fs::write(m.join("shortlist.json"), b"{}").unwrap())),
+        (
+            "key `vocab` is 7999",
+            Box::new(|m| {
+                let mut t = fixture_table();
+                t["vocab"] = 7999.into();
+                write_table(m, &t)
+            }),
+        ),
+        (
+            "key `always` must contain <blank>",
+            Box::new(|m| {
+                let mut t = fixture_table();
+                t["always"] = serde_json::json!([1, 2]);
+                write_table(m, &t)
+            }),
+        ),
+        (
+            "key `rows.7`",
+            Box::new(|m| {
+                let mut t = fixture_table();
+                t["rows"]["7"] = serde_json::json!([1, 9_000_000]);
+                write_table(m, &t)
+            }),
+        ),
+        ("ctc.shortlist.vocab", Box::new(|m| edit_manifest(m, |v| v["ctc"]["shortlist"]["vocab"] = 32000.into()))),
+        ("missing file `gone.json`", Box::new(|m| edit_manifest(m, |v| v["ctc"]["shortlist"]["file"] = "gone.json".into()))),
+        (
+            "input `output_columns` is declared",
+            Box::new(|m| {
+                edit_manifest(m, |v| {
+                    v["ctc"].as_object_mut().unwrap().remove("shortlist");
+                })
+            }),
+        ),
+        (
+            "no input `output_columns_mask`",
+            Box::new(|m| {
+                edit_manifest(m, |v| {
+                    v["graph"]["inputs"].as_array_mut().unwrap().truncate(3);
+                })
+            }),
+        ),
+        (
+            "no input `output_columns`",
+            Box::new(|m| {
+                edit_manifest(m, |v| {
+                    v["graph"]["inputs"].as_array_mut().unwrap().truncate(2);
+                })
+            }),
+        ),
+    ];
+    for (needle, edit) in cases {
+        let _ = std::fs::remove_dir_all(&m);
+        copy_model(&tiny_shortlist(), &m);
+        edit(&m);
+        let err = NatModel::open(&backend(2), &m).err().unwrap_or_else(|| panic!("{needle}: accepted a broken shortlist"));
+        assert!(err.to_string().contains(needle), "expected `{needle}` in: {err}");
+    }
+    // the file is named in the table errors
+    copy_model(&tiny_shortlist(), &m);
+    std::fs::write(m.join("shortlist.json"), b"{}").unwrap();
+    let err = NatModel::open(&backend(2), &m).err().unwrap().to_string();
+    assert!(err.contains("shortlist.json"), "{err}");
+}

@@ -80,6 +80,17 @@ pub trait KvInspector {
     fn read_kv(&self, len: usize) -> Vec<f32>;
 }
 
+/// The output columns of a greedy CTC NAT pass (its output shortlist): the head computes `columns`, the union over
+/// the batch, and sentence `i` chooses only among those its row of `allowed` marks, so its output never depends on
+/// what shares its pass.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnSelection<'a> {
+    /// Logits columns to compute: sorted, unique, each below the whole head's width.
+    pub columns: &'a [i64],
+    /// `[batch, columns.len()]`, row-major: non-zero where sentence `i` may choose column `columns[j]`.
+    pub allowed: &'a [u8],
+}
+
 /// An encoder graph (the CTC NAT contract): `input_ids` and `attention_mask` `[batch, positions]` in, `logits`
 /// `[batch, positions, width]` out (and, where the graph has it, `token_ids` `[batch, positions]`: the argmax of
 /// each position as a token id), no cache.
@@ -93,8 +104,18 @@ pub trait EncoderGraph: Send {
     }
 
     /// One pass that produces only `token_ids` (greedy decoding then reads one id per position, not `width`
-    /// scores); borrowed from a buffer the graph reuses. Errors where the graph has no such output.
-    fn forward_token_ids(&mut self, _input_ids: &[i64], _attention_mask: &[i64], _batch: usize, _positions: usize) -> Result<&[i64]> {
+    /// scores); borrowed from a buffer the graph reuses. Errors where the graph has no such output. `columns`: the
+    /// logits columns the head computes and each sentence's argmax chooses among (the graph's `output_columns` and
+    /// `output_columns_mask` inputs, the CTC NAT's output shortlist), or `None` for all; an error where the graph
+    /// has no such input.
+    fn forward_token_ids(
+        &mut self,
+        _input_ids: &[i64],
+        _attention_mask: &[i64],
+        _batch: usize,
+        _positions: usize,
+        _columns: Option<ColumnSelection>,
+    ) -> Result<&[i64]> {
         Err(Error::Backend("this encoder graph has no `token_ids` output (re-export it with `python -m export ctc-nat`)".into()))
     }
 

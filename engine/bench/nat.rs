@@ -174,18 +174,37 @@ fn nat_batch1(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label:
 /// (NAT, AR, NAT, AR, ...), so both see the same machine: on the 2-vCPU VMs these figures come from, the fp32 AR
 /// baseline's mean latency moved between 7.0 and 16.2 ms from one process to the next and within a process
 /// (docs/BENCHMARKS.md section 5), and a ratio of two phases minutes apart measured that drift as much as the
-/// models. Each block keeps its own model's weights warm, as a run of sentences would.
-fn alternate(nat: &mut NatPipeline, ar: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize) -> Result<(Run, Run)> {
+/// models. Each block keeps its own model's weights warm, as a run of sentences would. Where the pipeline uses an
+/// output shortlist, a third run alternates with them: the same model with the whole head (`shortlist: false`),
+/// returned third, so the shortlist's gain and its BLEU cost come from one process (the VM's speed drifts by up to
+/// 35% within minutes, so separate processes cannot compare them). The two NAT runs swap places every block: the
+/// block right after the AR's runs slower (the AR pool's threads still spinning, the AR's weights in the caches;
+/// with a fixed order the shortlist run measured 0.85x the whole head's speed at one thread where the pass alone
+/// is 1.3x faster), so each takes that place half the time.
+fn alternate(nat: &mut NatPipeline, ar: &mut Pipeline, pairs: &[Pair], max_new_tokens: usize) -> Result<(Run, Run, Option<Run>)> {
     nat.set_decode(CtcDecodeKind::Greedy);
     let label = "nat greedy + ar, batch 1, alternating";
     let start = Instant::now();
     let (mut greedy, mut baseline) = (Run::new("nat greedy, batch 1"), Run::new("ar greedy, batch 1"));
+    let mut whole = nat.uses_shortlist().then(|| Run::new("nat greedy, batch 1, whole head"));
     for (i, block) in pairs.chunks(ALTERNATION_BLOCK).enumerate() {
-        nat_batch1_into(nat, block, &mut greedy)?;
+        let whole_first = i % 2 == 1 && whole.is_some();
+        if !whole_first {
+            nat_batch1_into(nat, block, &mut greedy)?;
+        }
+        if let Some(w) = whole.as_mut() {
+            nat.set_shortlist(false);
+            let done = nat_batch1_into(nat, block, w);
+            nat.set_shortlist(true);
+            done?;
+        }
+        if whole_first {
+            nat_batch1_into(nat, block, &mut greedy)?;
+        }
         ar_batch1_into(ar, block, max_new_tokens, &mut baseline)?;
         progress(label, (i * ALTERNATION_BLOCK + block.len()).min(pairs.len()), pairs.len(), start);
     }
-    Ok((greedy, baseline))
+    Ok((greedy, baseline, whole))
 }
 
 fn nat_batched(p: &mut NatPipeline, pairs: &[Pair], decode: CtcDecodeKind, label: &str) -> Result<Run> {
@@ -339,9 +358,16 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     }
     nat.translate(&warm)?;
     let max_new = args.max_new_tokens.unwrap_or(256);
-    let (greedy, ar_run) = alternate(&mut nat, &mut ar, &pairs, max_new)?;
+    let built0 = nat.shortlist_built();
+    let (greedy, ar_run, whole) = alternate(&mut nat, &mut ar, &pairs, max_new)?;
+    // Mean shortlist size of the batch-1 greedy passes (one sentence each), and of the batched ones below.
+    let built1 = nat.shortlist_built();
+    let mean_columns = |a: (u64, u64), b: (u64, u64)| (b.1 > a.1).then(|| (b.0 - a.0) as f64 / (b.1 - a.1) as f64);
+    let columns_batch1 = mean_columns(built0, built1);
     let beam = nat_batch1(&mut nat, &pairs, CtcDecodeKind::Beam, "nat beam, batch 1")?;
+    let built2 = nat.shortlist_built();
     let greedy_batched = nat_batched(&mut nat, &pairs, CtcDecodeKind::Greedy, &format!("nat greedy, batch {batch_size}"))?;
+    let columns_batched = mean_columns(built2, nat.shortlist_built());
     let beam_batched = nat_batched(&mut nat, &pairs, CtcDecodeKind::Beam, &format!("nat beam, batch {batch_size}"))?;
     nat.set_decode(decode);
     let ar_scores = bleu_chrf(&ar_run.texts, &refs)?;
@@ -352,11 +378,30 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     };
     let main_name = if decode == CtcDecodeKind::Greedy { "greedy" } else { "beam" };
     let other_name = if decode == CtcDecodeKind::Greedy { "beam" } else { "greedy" };
-    let rows = vec![
+    let mut rows = vec![
         row(&name, "nat", &model, main, &refs, &ar_run, ar_scores, Some(main_batched), batch_size, main_name)?,
         row(&format!("{name} [{other_name}]"), "nat", &model, other, &refs, &ar_run, ar_scores, Some(other_batched), batch_size, other_name)?,
-        row(ar.name(), "ar", &ar_model, &ar_run, &refs, &ar_run, ar_scores, None, 1, "ar")?,
     ];
+    if let Some(w) = &whole {
+        // batched figure: none measured for the whole head (the row's batch-1 run is the comparison)
+        rows.push(row(&format!("{name} [greedy, whole head]"), "nat", &model, w, &refs, &ar_run, ar_scores, None, 1, "greedy")?);
+    }
+    rows.push(row(ar.name(), "ar", &ar_model, &ar_run, &refs, &ar_run, ar_scores, None, 1, "ar")?);
+    // The shortlist against the whole head: the BLEU it costs (paired bootstrap) and the batch-1 speedup.
+    let shortlist = match &whole {
+        Some(w) => {
+            let d = paired_bootstrap_bleu(&greedy.texts, &w.texts, &refs, 1000, 0.95, 12345).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+            Some(serde_json::json!({
+                "mean_columns_batch1": columns_batch1,
+                "mean_columns_batched": columns_batched,
+                "logits_width": nat.logits_width(),
+                "bleu_vs_whole_head": d,
+                "speedup_vs_whole_head_batch1": mean(&w.latencies_ms) / mean(&greedy.latencies_ms).max(1e-12),
+                "outputs_changed": greedy.texts.iter().zip(&w.texts).filter(|(a, b)| a != b).count(),
+            }))
+        }
+        None => None,
+    };
     let batched_agree = greedy.texts.iter().zip(&greedy_batched.texts).filter(|(a, b)| a == b).count();
 
     let mut records = Vec::new();
@@ -371,8 +416,9 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     // ONNX Runtime's own cost of a Run (a one-node graph), priced per run: the fixed part of every call.
     let cost = nat.backend_call_cost()?;
     let per_call = cost.map(|c| c.per_call_seconds);
-    let runs: Vec<serde_json::Value> = [&greedy, &beam, &greedy_batched, &beam_batched, &ar_run]
-        .iter()
+    let runs: Vec<serde_json::Value> = [Some(&greedy), whole.as_ref(), Some(&beam), Some(&greedy_batched), Some(&beam_batched), Some(&ar_run)]
+        .into_iter()
+        .flatten()
         .map(|r| {
             let (b, c) = bleu_chrf(&r.texts, &refs).unwrap_or((0.0, 0.0));
             let sentences = r.texts.len().max(1) as f64;
@@ -400,7 +446,9 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
             "batched_greedy_equal_to_batch1": batched_agree as f64 / pairs.len() as f64,
             "backend_per_call_us": per_call.map(|s| s * 1e6),
             "backend_per_node_us": cost.map(|c| c.per_node_seconds * 1e6),
+            "shortlist": nat.uses_shortlist(),
         },
+        "shortlist": shortlist,
         "results": rows,
         "runs": runs,
     });
@@ -409,6 +457,21 @@ pub fn run(args: &BenchArgs, loaded: LoadedConfig) -> Result<()> {
     write("results.json", serde_json::to_string_pretty(&json).unwrap_or_default())?;
     write("records.jsonl", records.iter().map(|r| r.to_string() + "\n").collect())?;
     let mut md = markdown(&rows, &runs);
+    if let Some(s) = &json["shortlist"].as_object() {
+        let d = &s["bleu_vs_whole_head"];
+        md.push_str(&format!(
+            "\noutput shortlist: {:.0} of {} logits columns per batch-1 pass ({:.0} per batch of {batch_size}); greedy batch-1 {:.2}x the whole head's speed; BLEU vs the whole head {:+.2} [{:+.2}, {:+.2}], {} of {} outputs changed\n",
+            s["mean_columns_batch1"].as_f64().unwrap_or(0.0),
+            s["logits_width"],
+            s["mean_columns_batched"].as_f64().unwrap_or(0.0),
+            s["speedup_vs_whole_head_batch1"].as_f64().unwrap_or(0.0),
+            d["delta"].as_f64().unwrap_or(0.0),
+            d["low"].as_f64().unwrap_or(0.0),
+            d["high"].as_f64().unwrap_or(0.0),
+            s["outputs_changed"],
+            pairs.len()
+        ));
+    }
     if let Some(c) = cost {
         md.push_str(&format!(
             "\nbackend fixed costs: {:.2} us per run call (a one-node graph), {:.2} us per further node (a chain of nodes)\n",

@@ -282,6 +282,11 @@ pub enum StrategyConfig {
         /// `specrt generate --strategy ar` runs.
         #[serde(default)]
         baseline: Option<PathBuf>,
+        /// Restrict greedy decoding's output head to the model's per-sentence lexical shortlist where its export
+        /// has one (`ctc.shortlist` in the manifest; docs/BENCHMARKS.md section 5): default on; `false` runs the
+        /// whole head (for comparisons). Beam decoding always scores the whole head.
+        #[serde(default = "default_true")]
+        shortlist: bool,
     },
 }
 

@@ -53,6 +53,32 @@ pub struct CtcSpec {
     /// `logits` scores token `output_ids[j]`; absent, column `j` is token `j`. Sorted, unique, contains `blank_id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_ids: Option<Vec<u32>>,
+    /// The per-sentence lexical output shortlist, where the export has one (`export ctc-nat --shortlist`): its
+    /// table file and the graph input (`output_columns`) that restricts the head to a list of logits columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortlist: Option<ShortlistSpec>,
+}
+
+/// `ctc.shortlist` of the manifest: the table (engine/nat/shortlist.rs reads it) and how it was made.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShortlistSpec {
+    /// The table file inside the model folder (`shortlist.json`).
+    pub file: String,
+    /// Its sha256 (hex): the table is checked against it when the model opens.
+    pub sha256: String,
+    /// The vocabulary the table's ids index (must be `dims.vocab_size`).
+    pub vocab: usize,
+    /// Target tokens kept per source token.
+    pub top_k: usize,
+    /// Most frequent target tokens always kept.
+    pub frequent: usize,
+    /// The graph input that takes the columns: `output_columns`, int64 `[columns]`.
+    #[serde(default = "default_columns_input")]
+    pub input: String,
+}
+
+fn default_columns_input() -> String {
+    "output_columns".into()
 }
 
 impl CtcSpec {
@@ -130,6 +156,15 @@ impl NatManifest {
             if ids.binary_search(&c.blank_id).is_err() {
                 return Err(Error::model(&path, format!("ctc.output_ids: must contain the blank id {}", c.blank_id)));
             }
+        }
+        if let Some(s) = &c.shortlist {
+            if s.vocab != m.dims.vocab_size {
+                return Err(Error::model(
+                    &path,
+                    format!("ctc.shortlist.vocab is {}, but dims.vocab_size is {}: the table belongs to another model", s.vocab, m.dims.vocab_size),
+                ));
+            }
+            header::check_files(dir, &[&s.file])?;
         }
         header::check_files(dir, &[&m.header.graph.file, &m.tokenizer])?;
         m.header.dir = dir.to_path_buf();

@@ -19,6 +19,32 @@ pub fn argmax_scalar(row: &[f32]) -> usize {
     best
 }
 
+/// First index of the largest value of `row` among the columns `allowed` marks (non-zero), in column order: the
+/// same answer [`argmax`] gives on the row with only those columns, mapped back (NaN never chosen; the first
+/// allowed column when no allowed value exceeds negative infinity, 0 when none is allowed). Why: a CTC NAT batch
+/// computes the union of its sentences' output shortlists, and each sentence must choose among its own only, so
+/// its output does not depend on its batch-mates (the server batches unrelated requests).
+pub fn argmax_allowed(row: &[f32], allowed: &[u8]) -> usize {
+    let mut best = usize::MAX;
+    let mut best_v = f32::NEG_INFINITY;
+    for (i, (&v, &a)) in row.iter().zip(allowed).enumerate() {
+        if a != 0 {
+            if best == usize::MAX {
+                best = i;
+            }
+            if v > best_v {
+                best_v = v;
+                best = i;
+            }
+        }
+    }
+    if best == usize::MAX {
+        0
+    } else {
+        best
+    }
+}
+
 /// First index of the largest value of `row`, equal to [`argmax_scalar`] for every input (AVX2 where the CPU has it).
 pub fn argmax(row: &[f32]) -> usize {
     #[cfg(target_arch = "x86_64")]
@@ -75,6 +101,24 @@ unsafe fn argmax_avx2(row: &[f32]) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_allowed_columns_argmax_is_the_argmax_of_those_columns_alone() {
+        let row = [0.5f32, 3.0, f32::NAN, 3.0, -1.0, 2.0, f32::NEG_INFINITY, 7.0];
+        let cases: [(&[usize], usize); 6] = [(&[0, 1, 2, 3, 4, 5, 6, 7], 7), (&[0, 2, 3, 5], 3), (&[1, 3], 1), (&[2, 4], 4), (&[2, 6], 2), (&[], 0)];
+        for (cols, want) in cases {
+            let mut allowed = [0u8; 8];
+            for &c in cols {
+                allowed[c] = 1;
+            }
+            assert_eq!(argmax_allowed(&row, &allowed), want, "{cols:?}");
+            if !cols.is_empty() {
+                // the same as the plain argmax over the sub-row, mapped back
+                let sub: Vec<f32> = cols.iter().map(|&c| row[c]).collect();
+                assert_eq!(cols[argmax_scalar(&sub)], want, "{cols:?}");
+            }
+        }
+    }
+
     use super::*;
 
     fn rng(seed: &mut u64) -> u64 {

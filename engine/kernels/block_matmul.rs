@@ -409,6 +409,60 @@ mod tests {
     }
 
     #[test]
+    fn a_column_restricted_matrix_gives_the_whole_matrix_s_bits_for_those_columns() {
+        // The CTC NAT's output shortlist (MatMulGgml's `columns` input): the selected columns, gathered from the
+        // block rows or from the panel copy, must give exactly the whole head's bits for those columns, every
+        // format and kernel. 18 columns: unsorted, one repeated, from 4 panels, one whole output panel and a
+        // partial one.
+        let columns: Vec<u32> = vec![52, 0, 17, 16, 3, 3, 40, 31, 15, 33, 1, 50, 49, 48, 47, 46, 2, 9];
+        let isas: Vec<Isa> = [Isa::Scalar, Isa::Avx2, Isa::Avx512Vnni]
+            .into_iter()
+            .filter(|&i| i == Isa::Scalar || Isa::detect() == i || (i == Isa::Avx2 && Isa::detect().has_avx2()))
+            .collect();
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for format in BlockFormat::ALL {
+            let (n, k, rows) = (53, 2 * format.block_weights().max(64), 5);
+            let data = blocks(format, n, k, 123 + format.block_bytes() as u64);
+            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+            let mut x = Q8Rows::new();
+            x.quantize(&activations(rows, k), rows, k);
+            let s = columns.len();
+            let mut reused = PanelMatrix::empty(format, k);
+            for &isa in &isas {
+                // each path against its own kernel over the whole matrix (the AVX2 block kernel sums in another
+                // order than the panel kernels, by design)
+                let select = |whole: &[f32]| -> Vec<f32> {
+                    (0..rows).flat_map(|r| columns.iter().map(move |&c| (r, c))).map(|(r, c)| whole[r * n + c as usize]).collect()
+                };
+                let mut whole = vec![0f32; rows * n];
+                // SAFETY: the whole of a rows x n buffer; the isa runs on this CPU (filtered above).
+                unsafe { matmul_columns(isa, &w, &x, 0..n, whole.as_mut_ptr(), n) };
+                let want = select(&whole);
+                let mut buf = Vec::new();
+                w.gather_rows(&columns, &mut buf);
+                let sub = BlockMatrix::new(format, s, k, &buf).expect("gathered rows");
+                let mut got = vec![0f32; rows * s];
+                // SAFETY: the whole of a rows x s buffer; the isa runs on this CPU (filtered above).
+                unsafe { matmul_columns(isa, &sub, &x, 0..s, got.as_mut_ptr(), s) };
+                assert_eq!(bits(&got), bits(&want), "{format:?} {isa:?}: gathered block rows");
+                if isa.uses_panels(format) {
+                    let full = PanelMatrix::new(&w).expect("panels");
+                    matmul_panels(isa, &full, &x, &mut whole);
+                    let want = select(&whole);
+                    // gather a larger set first, so the second gather reuses (and must fully overwrite) storage
+                    full.gather_columns(&(0..n as u32).rev().collect::<Vec<_>>(), &mut reused);
+                    full.gather_columns(&columns, &mut reused);
+                    let mut got = vec![7f32; rows * s + 16];
+                    matmul_panels(isa, &reused, &x, &mut got[..rows * s]);
+                    assert!(got[rows * s..].iter().all(|&v| v == 7.0), "{format:?} {isa:?}: a store past S");
+                    got.truncate(rows * s);
+                    assert_eq!(bits(&got), bits(&want), "{format:?} {isa:?}: gathered panel columns");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn column_ranges_compose_to_the_whole() {
         let (n, k, rows) = (70, 64, 3);
         let data = blocks(BlockFormat::Q4_1, n, k, 99);

@@ -75,4 +75,19 @@ impl<'a> BlockMatrix<'a> {
         let len = (self.k / self.format.block_weights()) * self.format.block_bytes();
         &self.data[n * len..(n + 1) * len]
     }
+
+    /// Copies the rows `columns` (output features, in that order, repeats allowed) into `out` (cleared first), so
+    /// `BlockMatrix::new(format, columns.len(), k, out)` is the column-restricted matrix: the CTC NAT's
+    /// per-sentence output shortlist on the kernels that multiply the block layout as stored (AVX2, scalar).
+    ///
+    /// # Panics
+    /// If a column is not below `n` (the caller checks the indices it was given).
+    pub fn gather_rows(&self, columns: &[u32], out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve(columns.len() * self.row_bytes(0).len());
+        for &c in columns {
+            assert!((c as usize) < self.n, "column {c} outside N = {}", self.n);
+            out.extend_from_slice(self.row_bytes(c as usize));
+        }
+    }
 }

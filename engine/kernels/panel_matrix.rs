@@ -90,6 +90,62 @@ impl PanelMatrix {
         self.panel_bytes
     }
 
+    /// An empty matrix (no columns) of `format` and `k` inputs, the reusable target of
+    /// [`PanelMatrix::gather_columns`].
+    pub fn empty(format: BlockFormat, k: usize) -> Self {
+        PanelMatrix { format, n: 0, k, data: Vec::new(), panel_bytes: panel_bytes(format, k) }
+    }
+
+    /// Makes `out` the panel matrix of the columns `columns` of `self` (in that order, repeats allowed): output
+    /// column `i` of `out` is column `columns[i]` of `self`, byte for byte, so the panel kernel gives it the same
+    /// bits as in the whole matrix. `out`'s storage is reused (grown, never shrunk).
+    ///
+    /// Why: the CTC NAT's per-sentence output shortlist (docs/BENCHMARKS.md section 5) multiplies ~300 of the
+    /// head's ~6,600 columns. Every panel region is 16 lanes of 1, 2 or 4 bytes per column ([`lane_segments`]),
+    /// so a column moves as 9 small copies per Q8_0 block (~15,000 for 286 columns at K = 192): a few
+    /// microseconds, against ~100 us for the whole head of a 30-position pass.
+    ///
+    /// # Panics
+    /// If a column is not below `n` (the operator checks the indices it was given).
+    pub fn gather_columns(&self, columns: &[u32], out: &mut PanelMatrix) {
+        let segments = lane_segments(self.format);
+        let (stride, blocks, pb) = (block_stride(self.format), self.k / self.format.block_weights(), self.panel_bytes);
+        let panels = columns.len().div_ceil(PANEL);
+        out.format = self.format;
+        out.k = self.k;
+        out.n = columns.len();
+        out.panel_bytes = pb;
+        let lines = (panels * pb).div_ceil(64);
+        if out.data.len() < lines {
+            out.data.resize(lines, Line([0; 64]));
+        }
+        // SAFETY: `Line` is 64 plain bytes; the slices cover exactly the vectors' storage.
+        let src = unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, self.data.len() * 64) };
+        let dst = unsafe { std::slice::from_raw_parts_mut(out.data.as_mut_ptr() as *mut u8, out.data.len() * 64) };
+        for (i, &c) in columns.iter().enumerate() {
+            let c = c as usize;
+            assert!(c < self.n, "column {c} outside N = {}", self.n);
+            let (s_panel, s_lane, d_panel, d_lane) = (c / PANEL, c % PANEL, i / PANEL, i % PANEL);
+            for b in 0..blocks {
+                let (s0, d0) = (s_panel * pb + b * stride, d_panel * pb + b * stride);
+                for &(off, w) in &segments {
+                    let (s, d) = (s0 + off + s_lane * w, d0 + off + d_lane * w);
+                    dst[d..d + w].copy_from_slice(&src[s..s + w]);
+                }
+            }
+        }
+        // The last panel's missing lanes: zero codes and scales, as `new` leaves them (computed, never stored).
+        for i in columns.len()..panels * PANEL {
+            let (d_panel, d_lane) = (i / PANEL, i % PANEL);
+            for b in 0..blocks {
+                let d0 = d_panel * pb + b * stride;
+                for &(off, w) in &segments {
+                    dst[d0 + off + d_lane * w..d0 + off + (d_lane + 1) * w].fill(0);
+                }
+            }
+        }
+    }
+
     /// The bytes of panel `p` (columns `16p..16p+16`).
     pub fn panel(&self, p: usize) -> &[u8] {
         // SAFETY: `Line` is 64 plain bytes; `new` sized the storage to hold every panel.
@@ -132,6 +188,29 @@ pub(crate) fn nibble_codes(format: BlockFormat) -> bool {
 /// Bytes per stored block of a panel.
 pub(crate) fn block_stride(format: BlockFormat) -> usize {
     header_bytes(format) + format.sub_blocks() * (sub_scale_bytes(format) + code_bytes(format))
+}
+
+/// The regions of one stored block of a panel as `(offset, width)`: 16 lanes of `width` bytes from `offset`, lane
+/// `c` belonging to column `c` alone (the header's fp16 fields, the K-quants' sub-scale bytes, and each 64-byte
+/// code vector, whose column `c` owns bytes `4c..4c+4` in every format, nibble-packed or not). They tile the block
+/// (`16 x` their widths sum to [`block_stride`]), which is what lets [`PanelMatrix::gather_columns`] move a column.
+fn lane_segments(format: BlockFormat) -> Vec<(usize, usize)> {
+    let mut s = vec![(0, 2)];
+    if header_bytes(format) == 4 * PANEL {
+        s.push((2 * PANEL, 2));
+    }
+    let (scales, codes) = (sub_scale_bytes(format), code_bytes(format));
+    for j in 0..format.sub_blocks() {
+        let at = header_bytes(format) + j * (scales + codes);
+        if scales > 0 {
+            s.push((at, 1));
+            s.push((at + PANEL, 1));
+        }
+        for v in 0..codes / 64 {
+            s.push((at + scales + 64 * v, 4));
+        }
+    }
+    s
 }
 
 fn panel_bytes(format: BlockFormat, k: usize) -> usize {
@@ -237,6 +316,20 @@ fn write_panel(w: &BlockMatrix, p: usize, out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_segments_tile_every_format_s_block() {
+        for format in BlockFormat::ALL {
+            let segs = lane_segments(format);
+            let mut covered = vec![0u8; block_stride(format)];
+            for &(off, w) in &segs {
+                for b in &mut covered[off..off + PANEL * w] {
+                    *b += 1;
+                }
+            }
+            assert!(covered.iter().all(|&c| c == 1), "{format:?}: segments must cover each byte of a block once");
+        }
+    }
 
     #[test]
     fn unsigned_codes_minus_the_zero_point_are_the_sub_block_codes() {

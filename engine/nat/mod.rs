@@ -7,6 +7,7 @@
 //! - [`invariance`]: the load-time probe of whether a sentence's logits depend on what shares its pass.
 //! - [`model`]: the `ctc_nat` encoder (contract in [`crate::contract::ctc_nat`]) on the backend's encoder graph.
 //! - [`pipeline`]: [`NatPipeline`], a YAML pipeline with `strategy: {kind: nat}`.
+//! - [`shortlist`]: the per-sentence lexical output shortlist that restricts a greedy pass's output head.
 //! - [`metrics`]: corpus BLEU and chrF, equal to sacrebleu's defaults (tested against sacrebleu's own numbers).
 //! - [`bootstrap`]: paired bootstrap resampling: the BLEU difference of two systems with a confidence interval.
 //!
@@ -18,6 +19,7 @@ pub mod invariance;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod shortlist;
 pub mod upsample;
 
 pub use pipeline::{NatPipeline, Translation};

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use crate::backend::{Backend, EncoderGraph};
+use super::shortlist::Shortlist;
+use crate::backend::{Backend, ColumnSelection, EncoderGraph};
 use crate::contract::{DType, Dim, NatManifest};
 use crate::error::{Error, Result};
 
@@ -11,6 +12,8 @@ use crate::error::{Error, Result};
 pub struct NatModel {
     manifest: NatManifest,
     graph: Box<dyn EncoderGraph>,
+    /// The output shortlist table, where the export has one (`ctc.shortlist`).
+    shortlist: Option<Shortlist>,
     /// Reused input staging: ids and mask of the last batch.
     ids: Vec<i64>,
     mask: Vec<i64>,
@@ -82,9 +85,35 @@ impl NatModel {
                 return Err(err(format!("output `token_ids` must be int64 [batch, positions], manifest says {} {:?}", s.dtype, s.shape)));
             }
         }
+        // `output_columns` (int64 [columns]) and `output_columns_mask` (uint8 [rows, columns]) come with
+        // `ctc.shortlist` and only with it.
+        let columns_input = manifest.header.graph.inputs.iter().find(|t| t.name == "output_columns");
+        let mask_input = manifest.header.graph.inputs.iter().find(|t| t.name == "output_columns_mask");
+        if manifest.ctc.shortlist.is_some() && columns_input.is_some() && !mask_input.is_some_and(|m| m.dtype == DType::Uint8 && m.shape.len() == 2) {
+            return Err(err(
+                "ctc.shortlist is set, but the graph declares no input `output_columns_mask` (uint8 [rows, columns]; re-export with `--shortlist`)"
+                    .into(),
+            ));
+        }
+        let shortlist = match (&manifest.ctc.shortlist, columns_input) {
+            (Some(spec), Some(s)) if s.dtype == DType::Int64 && s.shape.len() == 1 && spec.input == "output_columns" => {
+                Some(Shortlist::load(dir, spec, &manifest.ctc, manifest.dims.vocab_size)?)
+            }
+            (Some(spec), Some(s)) => {
+                return Err(err(format!(
+                "ctc.shortlist.input is `{}` and input `output_columns` is {} {:?}: the contract is an int64 [columns] input named `output_columns`",
+                spec.input, s.dtype, s.shape
+            )))
+            }
+            (Some(_), None) => {
+                return Err(err("ctc.shortlist is set, but the graph declares no input `output_columns` (re-export with `--shortlist`)".into()))
+            }
+            (None, Some(_)) => return Err(err("input `output_columns` is declared, but ctc.shortlist (the table that fills it) is missing".into())),
+            (None, None) => None,
+        };
         // The manifest-side contract holds; now the graph must match the manifest (checked by the backend).
         let graph = backend.open_encoder(dir, &manifest.header.graph, width)?;
-        Ok(NatModel { manifest, graph, ids: Vec::new(), mask: Vec::new() })
+        Ok(NatModel { manifest, graph, shortlist, ids: Vec::new(), mask: Vec::new() })
     }
 
     /// The manifest.
@@ -120,11 +149,36 @@ impl NatModel {
         Ok(BatchLogits { rows, vocab: self.logits_width() })
     }
 
+    /// The output shortlist table, where the export has one.
+    pub fn shortlist(&self) -> Option<&Shortlist> {
+        self.shortlist.as_ref()
+    }
+
+    /// The shortlist's logits columns for `batch` into `out` (the union over its sentences' tokens; `<mask>` adds
+    /// nothing) and each sentence's own among them into `allowed` ([`Shortlist::columns`]); `false` (and both
+    /// untouched) where the export has no shortlist.
+    pub fn shortlist_columns(&mut self, batch: &[Vec<u32>], out: &mut Vec<i64>, allowed: &mut Vec<u8>) -> bool {
+        match &mut self.shortlist {
+            Some(s) => {
+                s.columns(batch, out, allowed);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// One forward pass over `batch` asking only for `token_ids`, calling `each(i, ids)` with sentence `i`'s real
-    /// positions (token ids, already mapped through the output vocabulary by the graph).
-    pub fn forward_ids_with<R>(&mut self, batch: &[Vec<u32>], mut each: impl FnMut(usize, &[i64]) -> Result<R>) -> Result<Vec<R>> {
+    /// positions (token ids, already mapped through the output vocabulary by the graph). `columns`: the logits
+    /// columns the head computes and each sentence's argmax chooses among (the output shortlist,
+    /// [`NatModel::shortlist_columns`]), or `None` for all.
+    pub fn forward_ids_with<R>(
+        &mut self,
+        batch: &[Vec<u32>],
+        columns: Option<ColumnSelection>,
+        mut each: impl FnMut(usize, &[i64]) -> Result<R>,
+    ) -> Result<Vec<R>> {
         let positions = self.stage(batch)?;
-        let data = self.graph.forward_token_ids(&self.ids, &self.mask, batch.len(), positions)?;
+        let data = self.graph.forward_token_ids(&self.ids, &self.mask, batch.len(), positions, columns)?;
         batch.iter().enumerate().map(|(i, s)| each(i, &data[i * positions..i * positions + s.len()])).collect()
     }
 

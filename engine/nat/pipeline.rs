@@ -66,6 +66,11 @@ pub struct NatPipeline {
     batch_size: usize,
     rate: f32,
     baseline: Option<PathBuf>,
+    /// Whether greedy passes use the model's output shortlist (YAML `shortlist`, and the export has one).
+    shortlist: bool,
+    /// Reused: the last batch's shortlist columns and per-sentence flags.
+    columns: Vec<i64>,
+    allowed: Vec<u8>,
 }
 
 impl NatPipeline {
@@ -77,7 +82,7 @@ impl NatPipeline {
     /// Loads a NAT pipeline from a parsed config.
     pub fn from_config(loaded: LoadedConfig) -> Result<Self> {
         let config = loaded.config;
-        let StrategyConfig::Nat { decode, beam_width, beam_top_k, batch_size, rate, baseline } = config.strategy.clone() else {
+        let StrategyConfig::Nat { decode, beam_width, beam_top_k, batch_size, rate, baseline, shortlist } = config.strategy.clone() else {
             return Err(Error::Config {
                 file: loaded.source,
                 line: 0,
@@ -100,7 +105,23 @@ impl NatPipeline {
             ));
         }
         let rate = rate.unwrap_or(m.ctc.upsample.rate);
-        Ok(NatPipeline { name, config, backend, model, tokenizer, decode, beam_width, beam_top_k, batch_size, rate, baseline })
+        let shortlist = shortlist && model.shortlist().is_some();
+        Ok(NatPipeline {
+            name,
+            config,
+            backend,
+            model,
+            tokenizer,
+            decode,
+            beam_width,
+            beam_top_k,
+            batch_size,
+            rate,
+            baseline,
+            shortlist,
+            columns: Vec::new(),
+            allowed: Vec::new(),
+        })
     }
 
     /// The pipeline's name.
@@ -145,6 +166,32 @@ impl NatPipeline {
     /// Switches the decoding rule (benchmarks compare both on one loaded model).
     pub fn set_decode(&mut self, decode: CtcDecodeKind) {
         self.decode = decode;
+    }
+
+    /// Whether greedy passes compute only the output shortlist's columns of the head.
+    pub fn uses_shortlist(&self) -> bool {
+        self.shortlist
+    }
+
+    /// Switches the output shortlist on or off (benchmarks compare both on one loaded model); on only takes
+    /// effect where the export has one.
+    pub fn set_shortlist(&mut self, on: bool) {
+        self.shortlist = on && self.model.shortlist().is_some();
+    }
+
+    /// Mean number of logits columns of the shortlists built so far (`None` without any).
+    pub fn shortlist_mean_size(&self) -> Option<f64> {
+        self.model.shortlist().and_then(|s| s.mean_size())
+    }
+
+    /// Columns summed over the shortlists built so far, and their count (`(0, 0)` without a shortlist).
+    pub fn shortlist_built(&self) -> (u64, u64) {
+        self.model.shortlist().map_or((0, 0), |s| s.built())
+    }
+
+    /// Columns of the whole head's logits.
+    pub fn logits_width(&self) -> usize {
+        self.model.logits_width()
     }
 
     /// Most sentences per forward pass.
@@ -270,8 +317,12 @@ impl NatPipeline {
             // Decoding works on logits columns; with an output vocabulary a column is mapped to its token id.
             let to_tokens = |columns: Vec<u32>| -> Vec<u32> { columns.into_iter().map(|c| ctc.token_of_column(c)).collect() };
             let decoded = if decode == CtcDecodeKind::Greedy && self.model.has_token_ids() {
-                // The graph's argmax: one id per position, already token ids.
-                self.model.forward_ids_with(&batch, |_, ids| {
+                // The graph's argmax: one id per position, already token ids; with the shortlist, the head computes
+                // the batch's union of shortlist columns and each sentence chooses among its own (so batching
+                // changes no output); beam search below always scores the whole head.
+                let columns = (self.shortlist && self.model.shortlist_columns(&batch, &mut self.columns, &mut self.allowed))
+                    .then_some(crate::backend::ColumnSelection { columns: &self.columns, allowed: &self.allowed });
+                self.model.forward_ids_with(&batch, columns, |_, ids| {
                     let alignment: Vec<u32> = ids.iter().map(|&t| t as u32).collect();
                     finish(ctc::collapse(&alignment, ctc.blank_id), None)
                 })

@@ -1,5 +1,5 @@
-"""CTC NAT export (graph_ctc_nat), the recipe's upsampling rule (same cases as engine/nat/upsample.rs) and the
-translation-pair alignment/split rules."""
+"""CTC NAT export (graph_ctc_nat), the recipe's upsampling rule (same cases as engine/nat/upsample.rs), the
+translation-pair alignment/split rules and the output shortlist table (nat_shortlist)."""
 from __future__ import annotations
 
 import hashlib
@@ -14,6 +14,7 @@ import pytest
 
 from export.graph_ctc_nat import (DEFAULT_TOKENIZER, _vocab, dims_of, export_ctc_nat, random_weights,
                                   read_output_vocab, reference_logits)
+from export.nat_shortlist import build_table, shortlist
 from export.train_ctc_nat import upsample, upsample_length
 from export.translation_pairs import align, split_of
 
@@ -31,7 +32,7 @@ def test_upsampling_matches_the_engine_cases():
     assert upsample_length(5, 2.5, 100) == 13 and upsample_length(3, 2.5, 100) == 8
 
 
-def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32", output_vocab=None):
+def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32", output_vocab=None, shortlist=None):
     """Random 2-layer, 2-head encoder over the en-de tokenizer, exported to `out`: (weights, dims, tokenizer
     text, manifest, session)."""
     vocab = _vocab(DEFAULT_TOKENIZER)
@@ -40,7 +41,7 @@ def _random_export(out, dim: int, ffn: int, seed: int, precision: str = "fp32", 
     with open(DEFAULT_TOKENIZER, encoding="utf-8") as f:
         tok = f.read()
     man = export_ctc_nat(str(out), w, dims, tok, {"rate": 2.0}, {"format": "random"}, precision=precision,
-                         output_vocab=output_vocab)
+                         output_vocab=output_vocab, shortlist=shortlist)
     s = ort.InferenceSession(os.path.join(out, "model.onnx"), providers=["CPUExecutionProvider"])
     return w, dims, tok, man, s
 
@@ -205,3 +206,68 @@ def test_q8_0_export_fuses_each_layer_into_one_engine_node(tmp_path):
     assert list(layer.input[:1]) == list(first.output)  # layers chain through X
     mask = next(n for n in model.graph.node if n.op_type == "Cast")
     assert layer.input[1] == mask.output[0] and onnx.helper.get_attribute_value(mask.attribute[0]) == onnx.TensorProto.INT32
+
+
+def test_shortlist_table_from_a_tiny_corpus():
+    # vocab 12; specials 0 (<pad>) and 1 (<blank>). Target 10 is in every pair (the frequent word); source 2
+    # translates to 5 (3 of 3 pairs) and co-occurs once with 6; source 3 to 6; source 4 is never seen.
+    src = [[2, 3], [2], [2, 3], [3]]
+    tgt = [[10, 5, 6], [10, 5], [10, 5, 6, 6], [10, 6, 7]]
+    t = build_table(src, tgt, 12, top_k=2, frequent=1, specials=[0, 1])
+    assert t["always"] == [0, 1, 10]  # F = 1 most frequent target + the specials
+    # p(t|s): s=2: 5 -> 3/3, 6 -> 2/3 (10 is in `always`, so its slot goes to the next word)
+    assert t["rows"]["2"] == [5, 6]
+    # s=3: 6 -> 3/3, then 5 (2/3) before 7 (1/3)
+    assert t["rows"]["3"] == [6, 5]
+    assert "4" not in t["rows"]
+    assert shortlist(t, [2]) == [0, 1, 5, 6, 10]
+    assert shortlist(t, [4, 4]) == [0, 1, 10]  # an unseen source token adds nothing
+    assert shortlist(t, [2, 3]) == [0, 1, 5, 6, 10]
+    # ties break on the lower id, so the table is a pure function of the pairs
+    t1 = build_table([[2], [2]], [[9], [8]], 12, top_k=1, frequent=0, specials=[1])
+    assert t1["rows"]["2"] == [8] and t1["always"] == [1]
+    assert build_table(src, tgt, 12, 2, 1, [0, 1]) == t
+
+
+def test_a_shortlist_export_computes_only_the_fed_columns(tmp_path):
+    # fp32 graph with `output_columns` (the q8_0 graph's MatMulGgml runs only in the engine: tests/nat_translation.rs)
+    vocab = _vocab(DEFAULT_TOKENIZER)
+    rng = np.random.default_rng(2)
+    table = build_table([rng.integers(0, vocab, 6).tolist() for _ in range(50)],
+                        [rng.integers(0, vocab, 6).tolist() for _ in range(50)], vocab, 4, 16, [5])
+    table["format"], table["version"] = "specrt-nat-shortlist", 1
+    f = tmp_path / "table.json"
+    f.write_text(json.dumps(table))
+    _, dims, _, man, full = _random_export(tmp_path / "full", dim=32, ffn=48, seed=5)
+    _, _, _, man_s, short = _random_export(tmp_path / "sl", dim=32, ffn=48, seed=5, shortlist=str(f))
+    blank = man_s["ctc"]["blank_id"]
+    sl = man_s["ctc"]["shortlist"]
+    assert sl["file"] == "shortlist.json" and sl["top_k"] == 4 and sl["frequent"] == 16 and sl["vocab"] == vocab
+    assert sl["sha256"] == man_s["files"]["shortlist.json"]
+    assert [i["name"] for i in man_s["graph"]["inputs"]] == ["input_ids", "attention_mask", "output_columns",
+                                                             "output_columns_mask"]
+    feed = {"input_ids": rng.integers(0, vocab, (2, 17)), "attention_mask": np.ones((2, 17), np.int64)}
+    logits, ids = full.run(None, feed)
+    cols = np.asarray(shortlist(table, feed["input_ids"].ravel().tolist()), np.int64)
+    assert blank in cols and len(cols) < vocab // 10
+    ones = np.ones((1, len(cols)), np.uint8)
+    logits_s, ids_s = short.run(None, dict(feed, output_columns=cols, output_columns_mask=ones))
+    assert logits_s.shape == (2, 17, len(cols))
+    assert np.abs(logits_s - logits[..., cols]).max() < 1e-4  # fp32: the gathered MatMul may round differently
+    assert (ids_s == cols[logits_s.argmax(-1)]).all()
+    all_logits, all_ids = short.run(None, dict(feed, output_columns=np.arange(vocab, dtype=np.int64),
+                                               output_columns_mask=np.ones((1, vocab), np.uint8)))
+    assert (all_ids == ids).all() and np.abs(all_logits - logits).max() < 1e-4
+    assert (ids_s != ids).any()  # negative control: the restriction changes some argmax
+    # per-sentence rows of the mask: sentence b chooses only among its own columns
+    own = [set(shortlist(table, feed["input_ids"][b].tolist())) for b in range(2)]
+    mask = np.array([[c in own[b] for c in cols] for b in range(2)], np.uint8)
+    assert 0 < mask.sum() < mask.size
+    _, ids_m = short.run(None, dict(feed, output_columns=cols, output_columns_mask=mask))
+    for b in range(2):
+        mine = cols[mask[b] > 0]
+        assert (ids_m[b] == mine[logits[b][:, mine].argmax(-1)]).all()
+    bad = dict(table, vocab=vocab - 1)
+    f.write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match="vocab"):
+        _random_export(tmp_path / "bad", dim=32, ffn=48, seed=5, shortlist=str(f))

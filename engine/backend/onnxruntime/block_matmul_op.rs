@@ -5,7 +5,12 @@
 //! - input 0 `X`: float32 `[..., K]`; input 1 `W`: uint8 `[N, K / block_weights * block_bytes]`, the GGUF file's
 //!   blocks (32 weights per block; 256 for the K-quants);
 //! - attributes `K`, `N` (ints) and `ggml_type` (`"Q4_0"`, `"Q4_1"`, `"Q8_0"`, `"Q4_K"` or `"Q6_K"`);
-//! - output `Y`: float32 `[..., N]`.
+//! - input 2 `columns` (optional): int64 `[S]`, output columns to compute (each in `0..N`, any order): `Y` is then
+//!   `[..., S]` with `Y[..., i]` bit-identical to column `columns[i]` of the whole product. The CTC NAT's
+//!   per-sentence output shortlist feeds it to the output head (export/README.md, "CTC NAT models"); the selected
+//!   columns are gathered into a reused copy (panels or block rows) and multiplied by the same kernel, and
+//!   `columns = 0..N` runs the whole matrix without a copy;
+//! - output `Y`: float32 `[..., N]` (or `[..., S]`).
 //!
 //! On CPUs with AVX-512 VNNI the kernel multiplies a 16-column panel copy of `W` ([`PanelMatrix`]), made on the
 //! first call and kept while `W`'s buffer (an initializer, which ONNX Runtime never moves) stays the same: it
@@ -43,7 +48,11 @@ impl Operator for MatMulGgml {
     }
 
     fn inputs(&self) -> impl IntoIterator<Item = OperatorInput> {
-        [OperatorInput::required(TensorElementType::Float32), OperatorInput::required(TensorElementType::Uint8)]
+        [
+            OperatorInput::required(TensorElementType::Float32),
+            OperatorInput::required(TensorElementType::Uint8),
+            OperatorInput::optional(TensorElementType::Int64),
+        ]
     }
 
     fn outputs(&self) -> impl IntoIterator<Item = OperatorOutput> {
@@ -65,7 +74,7 @@ impl Operator for MatMulGgml {
         // The panel copy is made here, while the session loads, where W is a constant initializer (it is in every
         // export); `compute` checks it was made from the buffer it is given and re-makes it otherwise.
         let panels = if isa.uses_panels(format) { constant_panels(kctx, 1, format, k, n) } else { None };
-        Ok(MatMulGgmlKernel { node, format, k, n, isa, panels })
+        Ok(MatMulGgmlKernel { node, format, k, n, isa, panels, columns: Vec::new(), gathered: None, gathered_rows: Vec::new() })
     }
 }
 
@@ -87,6 +96,12 @@ pub(crate) struct MatMulGgmlKernel {
     isa: Isa,
     /// The panel copy of `W` and the address and length of the buffer it was made from.
     panels: Option<(usize, usize, PanelMatrix)>,
+    /// The last call's `columns`, checked and narrowed (reused).
+    columns: Vec<u32>,
+    /// The selected columns' panels (panel kernels), storage reused across calls.
+    gathered: Option<PanelMatrix>,
+    /// The selected columns' block rows (block-layout kernels), storage reused across calls.
+    gathered_rows: Vec<u8>,
 }
 
 thread_local! {
@@ -100,9 +115,9 @@ impl Kernel for MatMulGgmlKernel {
     fn compute(&mut self, ctx: &ComputeContext) -> ort::Result<()> {
         let kctx = ctx.ptr() as *mut OrtKernelContext;
         let err = |what: String| ort::Error::new(format!("{OP_NAME} node {:?}: {what}", self.node));
-        let (mut xd, mut wd) = ([0i64; MAX_RANK], [0i64; MAX_RANK]);
+        let (mut xd, mut wd, mut cd) = ([0i64; MAX_RANK], [0i64; MAX_RANK], [0i64; MAX_RANK]);
         // SAFETY: the kernel context is live for this call; shapes are checked before any pointer is read.
-        let (x, w) = unsafe { (input(kctx, 0, &mut xd)?, input(kctx, 1, &mut wd)?) };
+        let (x, w, cols) = unsafe { (input(kctx, 0, &mut xd)?, input(kctx, 1, &mut wd)?, input(kctx, 2, &mut cd)?) };
         let ((x_ptr, x_rank), (w_ptr, w_rank)) = x.zip(w).ok_or_else(|| err("inputs X and W are required".into()))?;
         let x_shape = &xd[..x_rank];
         if x_shape.last().copied() != Some(self.k as i64) || x_shape.iter().any(|&d| d < 0) {
@@ -114,9 +129,28 @@ impl Kernel for MatMulGgmlKernel {
         // by the operator's declared input types).
         let (xs, wb) = unsafe { (std::slice::from_raw_parts(x_ptr as *const f32, x_len), std::slice::from_raw_parts(w_ptr as *const u8, w_len)) };
         let matrix = BlockMatrix::new(self.format, self.n, self.k, wb).map_err(|e| err(e.to_string()))?;
+        // The optional column selection: `None` (absent, or exactly 0..N) multiplies the whole matrix.
+        let selected = match cols {
+            None => false,
+            Some((ptr, 1)) if cd[0] > 0 => {
+                // SAFETY: an int64 tensor of shape [S].
+                let c = unsafe { std::slice::from_raw_parts(ptr as *const i64, cd[0] as usize) };
+                if let Some(bad) = c.iter().find(|&&v| v < 0 || v >= self.n as i64) {
+                    return Err(err(format!("input columns holds {bad}, outside 0..{} (N)", self.n)));
+                }
+                let identity = c.len() == self.n && c.iter().enumerate().all(|(i, &v)| v == i as i64);
+                self.columns.clear();
+                if !identity {
+                    self.columns.extend(c.iter().map(|&v| v as u32));
+                }
+                !identity
+            }
+            Some((_, r)) => return Err(err(format!("input columns has shape {:?}, expected [S] with S >= 1", &cd[..r]))),
+        };
+        let width = if selected { self.columns.len() } else { self.n };
         let rows = x_len / self.k;
         let mut yd = xd;
-        yd[x_rank - 1] = self.n as i64;
+        yd[x_rank - 1] = width as i64;
         // SAFETY: live context, dims of the output's rank.
         let y_ptr = unsafe { output(kctx, 0, &yd[..x_rank])? };
         if rows == 0 {
@@ -126,12 +160,23 @@ impl Kernel for MatMulGgmlKernel {
         if self.isa.uses_panels(self.format) && self.panels.as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
             self.panels = PanelMatrix::new(&matrix).map(|m| (key.0, key.1, m));
         }
-        let w = match &self.panels {
-            Some((_, _, p)) => Projection::Panels(p),
-            None => Projection::Blocks(&matrix),
+        let sub_blocks;
+        let w = match (&self.panels, selected) {
+            (Some((_, _, p)), false) => Projection::Panels(p),
+            (None, false) => Projection::Blocks(&matrix),
+            (Some((_, _, p)), true) => {
+                let g = self.gathered.get_or_insert_with(|| PanelMatrix::empty(self.format, self.k));
+                p.gather_columns(&self.columns, g);
+                Projection::Panels(g)
+            }
+            (None, true) => {
+                matrix.gather_rows(&self.columns, &mut self.gathered_rows);
+                sub_blocks = BlockMatrix::new(self.format, width, self.k, &self.gathered_rows).map_err(|e| err(e.to_string()))?;
+                Projection::Blocks(&sub_blocks)
+            }
         };
-        // SAFETY: ONNX Runtime allocated the output with `yd`'s shape: rows x N floats, not aliasing X.
-        let y = unsafe { std::slice::from_raw_parts_mut(y_ptr as *mut f32, rows * self.n) };
+        // SAFETY: ONNX Runtime allocated the output with `yd`'s shape: rows x width floats, not aliasing X.
+        let y = unsafe { std::slice::from_raw_parts_mut(y_ptr as *mut f32, rows * width) };
         ROWS.with(|cell| {
             let mut q = cell.borrow_mut();
             q.quantize(xs, rows, self.k);

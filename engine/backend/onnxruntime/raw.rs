@@ -55,6 +55,7 @@ pub(crate) enum Elem {
     F16,
     I64,
     I32,
+    U8,
 }
 
 impl Elem {
@@ -64,6 +65,7 @@ impl Elem {
             Elem::F16 => ONNXTensorElementDataType::ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16,
             Elem::I64 => ONNXTensorElementDataType::ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
             Elem::I32 => ONNXTensorElementDataType::ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+            Elem::U8 => ONNXTensorElementDataType::ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8,
         }
     }
 
@@ -73,6 +75,7 @@ impl Elem {
             Elem::F32 | Elem::I32 => 4,
             Elem::F16 => 2,
             Elem::I64 => 8,
+            Elem::U8 => 1,
         }
     }
 }
