@@ -552,13 +552,14 @@ bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODE
 # draft one chain of 3 per round in the engine, then export/head_gap.py replays the engine's AR outputs through the
 # hidden-states target and the same heads offline. Equal figures say the engine drafts as trained.
 .PHONY: head-gap
-head-gap: setup datasets release head-models $(MODELS)/smollm2-135m-instruct-int4-eagle-head/manifest.json \
+head-gap: setup datasets release head-models $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-eagle-head/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
 		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head-q8_0/manifest.json)
 	./target/release/specrt bench --config configs/bench/head-gap-smollm2.yaml --out bench-out/head-gap
 	$(VPY) -m export.head_gap --records bench-out/head-gap/records.jsonl --pipeline smollm2-ggml-medusa-head-chain3 \
 		--target $(SMOL_HS) $(foreach k,ctc medusa eagle,--head $(MODELS)/smollm2-135m-instruct-int4-$(k)-head) \
-		--json bench-out/head-gap/offline.json
+		$(foreach k,ctc medusa eagle,--engine-pipeline smollm2-ggml-$(k)-head-chain3) \
+		--json bench-out/head-gap/offline.json --plot bench-out/head-gap/head-gap.png
 
 # Where the wall time goes besides the arithmetic, per strategy (issue 14 item 5; docs/BENCHMARKS.md "Honest
 # overhead"): text work, the engine outside Run, run calls per token, ONNX Runtime's fixed cost per call and node.

@@ -189,12 +189,65 @@ def markdown(res: dict) -> str:
              f"{100 * res['target_agreement']:.1f}% of positions",
              "", "| head | category | positions | depth top-1 | cumulative | mean accepted | tau (rounds) |",
              "|---|---|---|---|---|---|---|"]
+    pct = lambda xs: "/".join(f"{100 * x:.0f}" for x in xs)  # noqa: E731
     for name, h in res["heads"].items():
         for cat, r in h["by_category"].items():
-            pct = lambda xs: "/".join(f"{100 * x:.0f}" for x in xs)  # noqa: E731
             lines.append(f"| {name} | {cat} | {r['positions']} | {pct(r['depth_top1'])}% | {pct(r['cumulative'])}% | "
                          f"{r['mean_accepted']:.3f} | {r['tau']:.3f} |")
+    if any("engine" in h or "held_out_cumulative" in h for h in res["heads"].values()):
+        lines += ["", "| head | engine: cumulative | engine tau | offline, same trajectories | offline tau | "
+                      "held-out training split |", "|---|---|---|---|---|---|"]
+        for name, h in res["heads"].items():
+            e, o = h.get("engine", {}), h["by_category"]["overall"]
+            lines.append(f"| {name} | {pct(e['cumulative']) + '%' if e else '-'} | "
+                         f"{e['tau']:.3f} |" if e else f"| {name} | - | - |")
+            lines[-1] += (f" {pct(o['cumulative'])}% | {o['tau']:.3f} | "
+                          f"{pct(h['held_out_cumulative']) + '%' if h.get('held_out_cumulative') else '-'} |")
     return "\n".join(lines)
+
+
+def engine_figures(results_json: str, pipelines: list, heads: list) -> dict:
+    """head name -> the bench's overall row of the pipeline drafting with it (`--engine-pipeline`, in --head order):
+    cumulative acceptance by depth and tau."""
+    with open(results_json) as f:
+        rows = json.load(f)["results"]
+    out = {}
+    for name, head in zip(pipelines, heads):
+        row = next((r for r in rows if r["pipeline"] == name and r["strategy"] != "ar" and r["category"] == "overall"),
+                   None)
+        if row is None:
+            raise SystemExit(f"{results_json}: no overall speculative row of pipeline `{name}`")
+        out[head.name] = {"cumulative": [round(x, 4) for x in row["acceptance_by_depth"]], "tau": round(row["tau"], 4)}
+    return out
+
+
+def plot(res: dict, path: str) -> None:
+    """Cumulative acceptance by depth per head: in the engine, offline on the same trajectories, and on the head's
+    held-out training split (its MANIFEST), side by side."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    heads = list(res["heads"])
+    fig, axes = plt.subplots(1, len(heads), figsize=(4 * len(heads), 3.4), sharey=True, squeeze=False)
+    for ax, name in zip(axes[0], heads):
+        h = res["heads"][name]
+        series = [("engine", h.get("engine", {}).get("cumulative")),
+                  ("offline, same trajectories", h["by_category"]["overall"]["cumulative"]),
+                  ("held-out training split", h.get("held_out_cumulative"))]
+        series = [(label, ys) for label, ys in series if ys]
+        w = 0.8 / len(series)
+        for i, (label, ys) in enumerate(series):
+            ax.bar([d + i * w for d in range(len(ys))], [100 * y for y in ys], w, label=label)
+        ax.set_xticks([d + 0.4 - w / 2 for d in range(res["depth"])], [f"depth {d + 1}" for d in range(res["depth"])])
+        ax.set_title(f"{h['kind']} ({name.replace('smollm2-135m-instruct-', '')})", fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("chain accepted up to depth (%)")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("Draft heads: cumulative acceptance of a chain of drafts (make head-gap)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    log(f"wrote {path}")
 
 
 def main(argv=None) -> int:
@@ -206,11 +259,29 @@ def main(argv=None) -> int:
     p.add_argument("--depth", type=int, default=3, help="drafts per round (a chain)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--engine-pipeline", action="append", default=[],
+                   help="the bench pipeline drafting with each --head (same order): its in-engine figures from the "
+                        "results.json next to --records join the table and the plot")
+    p.add_argument("--plot", help="write a PNG: engine vs offline vs held-out split, per head")
     a = p.parse_args(argv)
+    if a.engine_pipeline and len(a.engine_pipeline) != len(a.head):
+        p.error("--engine-pipeline: one per --head, in the same order")
     records = load_records(a.records, a.pipeline)
     heads = [Head(h, a.threads) for h in a.head]
     res = measure(records, a.target, heads, a.depth, a.threads)
+    if a.engine_pipeline:
+        eng = engine_figures(os.path.join(os.path.dirname(os.path.abspath(a.records)), "results.json"),
+                             a.engine_pipeline, heads)
+        for name, fig in eng.items():
+            res["heads"][name]["engine"] = fig
+    for h in heads:
+        held = h.manifest.get("source", {})
+        held = held.get("offline_eval", {}) if isinstance(held, dict) else {}
+        if held.get("cumulative"):
+            res["heads"][h.name]["held_out_cumulative"] = held["cumulative"][:a.depth]
     print(markdown(res))
+    if a.plot:
+        plot(res, a.plot)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)

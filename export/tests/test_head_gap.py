@@ -98,3 +98,26 @@ def test_old_records_are_a_clear_error(tmp_path):
         head_gap.load_records(str(path), "p")
     with pytest.raises(SystemExit, match="pipelines there"):
         head_gap.load_records(str(path), "nope")
+
+
+def test_engine_figures_join_the_offline_ones(tmp_path):
+    rows = [{"pipeline": "p-chain3", "strategy": "ar", "category": "overall", "tau": 1.0, "acceptance_by_depth": []},
+            {"pipeline": "p-chain3", "strategy": "speculative", "category": "mt_bench", "tau": 9.0,
+             "acceptance_by_depth": [0.9]},
+            {"pipeline": "p-chain3", "strategy": "speculative", "category": "overall", "tau": 1.3,
+             "acceptance_by_depth": [0.31, 0.07, 0.01]}]
+    (tmp_path / "results.json").write_text(json.dumps({"results": rows}))
+    fake = _Oracle("h", True)
+    got = head_gap.engine_figures(str(tmp_path / "results.json"), ["p-chain3"], [fake])
+    assert got == {"h": {"cumulative": [0.31, 0.07, 0.01], "tau": 1.3}}
+    with pytest.raises(SystemExit, match="no overall speculative row of pipeline `nope`"):
+        head_gap.engine_figures(str(tmp_path / "results.json"), ["nope"], [fake])
+    res = {"target": "t", "depth": 3, "records": 1, "target_agreement": 1.0,
+           "heads": {"h": {"kind": "medusa", "engine": got["h"], "held_out_cumulative": [0.4, 0.1, 0.05],
+                           "by_category": {"overall": {"depth_top1": [0.3, 0.2, 0.1], "cumulative": [0.3, 0.06, 0.01],
+                                                       "mean_accepted": 0.37, "tau": 1.31, "positions": 10}}}}}
+    md = head_gap.markdown(res)
+    assert "| h | 31/7/1% | 1.300 | 30/6/1% | 1.310 | 40/10/5% |" in md
+    pytest.importorskip("matplotlib")
+    head_gap.plot(res, str(tmp_path / "gap.png"))
+    assert (tmp_path / "gap.png").stat().st_size > 1000
