@@ -29,6 +29,10 @@ pub enum Details {
         fallback_rounds: usize,
         /// Seconds inside the head's graph.
         head_seconds: f64,
+        /// Drafting rounds in which prompt lookup supplied the main chain, so the head was not called (hybrid
+        /// drafting, lossless walk: the head's candidates could only have been side branches, worth nothing).
+        #[serde(default)]
+        lookup_only_rounds: usize,
     },
     /// One CTC NAT translation.
     Nat {

@@ -247,3 +247,30 @@ fn trained_heads_on_smollm2_are_lossless() {
         }
     }
 }
+
+#[test]
+fn hybrid_rounds_with_a_lookup_continuation_skip_the_head_call() {
+    // With a lookup continuation as the main chain, a lossless walk could only end on the head's side branches;
+    // the strategy skips the head's call in those rounds (tree.rs). Outputs stay AR's (the test above); here: the
+    // rounds are counted, and the head is called less often than in the same run without lookup.
+    use specrt::stats::Details;
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    let (mut lookup_only, mut calls_hybrid, mut calls_head) = (0, 0u64, 0u64);
+    for prompt in prompts(12, 5) {
+        for hybrid in [true, false] {
+            p.set_strategy(head_with("medusa", 8, 3, hybrid, WindowPolicyKind::Static)).unwrap();
+            let out = p.generate(&greedy(&prompt, 120), &mut |_| true).unwrap();
+            let Details::Tree { lookup_only_rounds, .. } = out.stats.details else { panic!("tree details expected") };
+            if hybrid {
+                lookup_only += lookup_only_rounds;
+                calls_hybrid += out.stats.backend_calls - out.stats.target_calls as u64;
+            } else {
+                assert_eq!(lookup_only_rounds, 0, "no lookup, no lookup-only rounds");
+                calls_head += out.stats.backend_calls - out.stats.target_calls as u64;
+            }
+        }
+    }
+    assert!(lookup_only > 0, "repeating prompts: prompt lookup must supply some rounds");
+    assert!(calls_hybrid < calls_head, "head calls: hybrid {calls_hybrid} vs head alone {calls_head}");
+}

@@ -138,6 +138,8 @@ impl Strategy for TreeSpeculative {
         }
         let TreeSpeculative { head, ngram, shape, full, tree, sizer, candidates, path, guard, follow_side_branches } = self;
         let follow_side = *follow_side_branches;
+        let mut lookup_only_rounds = 0usize;
+        let lookup_only = &mut lookup_only_rounds;
         let prompt_len = ctx.prompt.len();
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
@@ -157,12 +159,17 @@ impl Strategy for TreeSpeculative {
             candidates.clear();
             let drafting = guard.should_draft();
             if depth > 0 && drafting {
-                head.candidates(depth.min(head.max_depth()), candidates)?;
-                if let Some(ng) = ngram.as_ref() {
-                    let cont = ng.lookup(history, depth);
-                    if !cont.is_empty() {
-                        candidates.insert(0, cont);
-                    }
+                let cont = ngram.as_ref().map(|ng| ng.lookup(history, depth)).unwrap_or_default();
+                // The lookup continuation is the main chain. A lossless walk accepts nodes of the main chain only
+                // (module notes), so the head's candidates would be side branches that cannot add a token: skip
+                // its call (0.11 of a target step for the Medusa head on SmolLM2, 0.3 for EAGLE; docs/HEADS.md).
+                if cont.is_empty() || follow_side {
+                    head.candidates(depth.min(head.max_depth()), candidates)?;
+                } else {
+                    *lookup_only += 1;
+                }
+                if !cont.is_empty() {
+                    candidates.insert(0, cont);
                 }
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
@@ -229,6 +236,7 @@ impl Strategy for TreeSpeculative {
             head_kind: format!("{:?}", self.head.kind()).to_lowercase(),
             fallback_rounds: self.guard.skipped,
             head_seconds: self.head.backend_seconds(),
+            lookup_only_rounds,
         };
         result
     }
