@@ -198,11 +198,10 @@ def markdown(res: dict) -> str:
         lines += ["", "| head | engine: cumulative | engine tau | offline, same trajectories | offline tau | "
                       "held-out training split |", "|---|---|---|---|---|---|"]
         for name, h in res["heads"].items():
-            e, o = h.get("engine", {}), h["by_category"]["overall"]
-            lines.append(f"| {name} | {pct(e['cumulative']) + '%' if e else '-'} | "
-                         f"{e['tau']:.3f} |" if e else f"| {name} | - | - |")
-            lines[-1] += (f" {pct(o['cumulative'])}% | {o['tau']:.3f} | "
-                          f"{pct(h['held_out_cumulative']) + '%' if h.get('held_out_cumulative') else '-'} |")
+            e, o, held = h.get("engine"), h["by_category"]["overall"], h.get("held_out_cumulative")
+            engine = f"{pct(e['cumulative'])}% | {e['tau']:.3f}" if e else "- | -"
+            lines.append(f"| {name} | {engine} | {pct(o['cumulative'])}% | {o['tau']:.3f} | "
+                         f"{pct(held) + '%' if held else '-'} |")
     return "\n".join(lines)
 
 

@@ -20,7 +20,6 @@ lower id, so the table is a pure function of the pairs and the tokenizer.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -28,17 +27,11 @@ import time
 
 import numpy as np
 
+from .manifest import sha256_file
+
 FORMAT = "specrt-nat-shortlist"
 VERSION = 1
 SPECIALS = ("<pad>", "<s>", "</s>", "<unk>", "<mask>", "<blank>")
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def cooccurrence(src: list, tgt: list, vocab: int) -> tuple:
@@ -126,8 +119,8 @@ def make(model_dir: str, pairs_dir: str, top_k: int, frequent: int, out: str) ->
     train = os.path.join(pairs_dir, "train.jsonl")
     en, de, _, tok = tokenize_pairs(tok_path, train)
     table = build_table(en, de, tok.get_vocab_size(), top_k, frequent, specials_of(tok))
-    table["made_from"] = {"pairs": os.path.basename(train), "pairs_sha256": _sha256(train), "pairs_count": len(en),
-                          "tokenizer_sha256": _sha256(tok_path),
+    table["made_from"] = {"pairs": os.path.basename(train), "pairs_sha256": sha256_file(train), "pairs_count": len(en),
+                          "tokenizer_sha256": sha256_file(tok_path),
                           "command": f"python -m export nat-shortlist MODEL --pairs PAIRS --top-k {top_k} "
                                      f"--frequent {frequent} --out FILE"}
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

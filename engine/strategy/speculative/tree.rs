@@ -139,7 +139,6 @@ impl Strategy for TreeSpeculative {
         let TreeSpeculative { head, ngram, shape, full, tree, sizer, candidates, path, guard, follow_side_branches } = self;
         let follow_side = *follow_side_branches;
         let mut lookup_only_rounds = 0usize;
-        let lookup_only = &mut lookup_only_rounds;
         let prompt_len = ctx.prompt.len();
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
@@ -166,7 +165,7 @@ impl Strategy for TreeSpeculative {
                 if cont.is_empty() || follow_side {
                     head.candidates(depth.min(head.max_depth()), candidates)?;
                 } else {
-                    *lookup_only += 1;
+                    lookup_only_rounds += 1;
                 }
                 if !cont.is_empty() {
                     candidates.insert(0, cont);
