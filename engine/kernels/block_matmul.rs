@@ -88,25 +88,6 @@ impl Isa {
     }
 }
 
-/// Whether AVX-512 panel passes of several rows run on AMX tiles in this process (bit-identical to the AVX-512
-/// loop; engine/kernels/block_matmul_amx.rs): the CPU has AMX-INT8, Linux granted the tile state, and
-/// `SPECRT_NO_AMX` is unset.
-pub fn amx_enabled() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return super::block_matmul_amx::enabled();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// Turns the AMX path off or back on for this process (A/B measurements and tests; the results are the same
-/// bits either way). Returns false where AMX cannot be turned on.
-pub fn set_amx_enabled(on: bool) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return super::block_matmul_amx::set_enabled(on);
-    #[cfg(not(target_arch = "x86_64"))]
-    !on
-}
-
 /// Computes the columns `cols` of `y = x @ W^T` for every row of `x`, writing `y[r * stride + n]`.
 ///
 /// # Safety
@@ -424,42 +405,6 @@ mod tests {
             // SAFETY: the whole of a rows x n buffer; AVX2 is there (isas is not empty).
             unsafe { matmul_columns(Isa::Avx2, &w, &x, 0..n, blocks.as_mut_ptr(), n) };
             assert_ne!(scalar, blocks, "{format:?}: the control should differ in the last bits");
-        }
-    }
-
-    #[test]
-    fn the_amx_path_gives_the_avx512_loops_bits() {
-        // Passes of MIN_ROWS rows or more run on AMX tiles where the CPU has them; turned off, the same pass runs
-        // the AVX-512 loop. Same bits for every format and row count (row groups of 16 and a remainder), and
-        // the scalar reference's bits too.
-        if Isa::detect() != Isa::Avx512Vnni || !amx_enabled() {
-            eprintln!("skipped: this CPU (or OS) gives no AMX tiles");
-            return;
-        }
-        for format in BlockFormat::ALL {
-            let (n, k) = (37, 2 * format.block_weights().max(64));
-            let data = blocks(format, n, k, 77 + format.block_bytes() as u64);
-            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
-            let panels = PanelMatrix::new(&w).expect("every matrix has panels");
-            for rows in [4, 5, 15, 16, 17, 31, 33, 40] {
-                let mut x = Q8Rows::new();
-                x.quantize(&activations(rows, k), rows, k);
-                let (mut scalar, mut amx, mut loop_) = (vec![0f32; rows * n], vec![0f32; rows * n], vec![0f32; rows * n]);
-                matmul(Isa::Scalar, &w, &x, &mut scalar);
-                matmul_panels(Isa::Avx512Vnni, &panels, &x, &mut amx);
-                assert!(set_amx_enabled(false));
-                matmul_panels(Isa::Avx512Vnni, &panels, &x, &mut loop_);
-                assert!(set_amx_enabled(true));
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&amx), bits(&loop_), "{format:?}, {rows} rows: AMX vs the AVX-512 loop");
-                assert_eq!(bits(&amx), bits(&scalar), "{format:?}, {rows} rows: AMX vs the scalar reference");
-                // negative control: a pass over other activations differs (the comparison can fail)
-                let mut other = Q8Rows::new();
-                other.quantize(&activations(rows, k).iter().map(|v| v * 1.5 + 0.1).collect::<Vec<_>>(), rows, k);
-                let mut moved = vec![0f32; rows * n];
-                matmul_panels(Isa::Avx512Vnni, &panels, &other, &mut moved);
-                assert_ne!(bits(&moved), bits(&amx), "{format:?}, {rows} rows: control");
-            }
         }
     }
 

@@ -33,11 +33,6 @@ const TILE: usize = 4;
 /// and column `n` of those panels, with no other thread touching them; `x.blocks_per_row() * 32 == w.k()` and
 /// `panels.end <= w.n() / 16`.
 pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
-    // Passes of several rows take the AMX tiles where the CPU and the OS give them: the same bits.
-    if x.rows() >= super::block_matmul_amx::MIN_ROWS && super::block_matmul_amx::enabled() {
-        // SAFETY: forwarded from the caller; AMX checked just above.
-        return unsafe { super::block_matmul_amx::matmul_panels(w, x, panels, y, stride) };
-    }
     // SAFETY: forwarded from the caller.
     unsafe {
         match w.format() {
@@ -91,7 +86,22 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
             let mv = if has_m { _mm512_cvtph_ps(_mm256_loadu_si256(blk.add(2 * PANEL) as *const __m256i)) } else { _mm512_setzero_ps() };
             for j in 0..sub {
                 let at = blk.add(header + j * (sub_scales + code_bytes));
-                let (s_lo, s_hi, m) = column_scales::<F>(at, mv);
+                // Per-column integer scales (K-quants) and the float offset of this sub-block.
+                let (s_lo, s_hi, m) = match F {
+                    Q4_K => {
+                        let sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(at as *const __m128i));
+                        let mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)));
+                        // m = -(dmin * min), negated by flipping the sign bit like the scalar `-x`
+                        let m = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(mv, mins)), _mm512_set1_epi32(i32::MIN)));
+                        (sc, sc, m)
+                    }
+                    Q6_K => (
+                        _mm512_cvtepi8_epi32(_mm_loadu_si128(at as *const __m128i)),
+                        _mm512_cvtepi8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)),
+                        mv,
+                    ),
+                    _ => (_mm512_setzero_si512(), _mm512_setzero_si512(), mv),
+                };
                 let v = codes::<F>(at.add(sub_scales));
                 for r in 0..R {
                     let i = (r0 + r) * ops.xblocks + b * sub + j;
@@ -103,8 +113,22 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                         lo = _mm512_dpbusd_epi32(lo, v[g], bcast(a, g));
                         hi = _mm512_dpbusd_epi32(hi, v[g + 4], bcast(a, g + 4));
                     }
-                    let isum = int_sum::<F>(lo, hi, ops.half_sums.add(2 * i), s_lo, s_hi);
-                    accumulate::<F>(&mut acc[r], &mut off[r], dv, m, isum, *ops.scales.add(i), *ops.sums.add(i));
+                    let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                    let isum = match F {
+                        Q4_1 => _mm512_add_epi32(lo, hi),
+                        Q4_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(8 * (hs_lo + hs_hi))),
+                        Q8_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(128 * (hs_lo + hs_hi))),
+                        Q4_K => _mm512_mullo_epi32(_mm512_add_epi32(lo, hi), s_lo),
+                        _ => _mm512_add_epi32(
+                            _mm512_mullo_epi32(_mm512_sub_epi32(lo, _mm512_set1_epi32(32 * hs_lo)), s_lo),
+                            _mm512_mullo_epi32(_mm512_sub_epi32(hi, _mm512_set1_epi32(32 * hs_hi)), s_hi),
+                        ),
+                    };
+                    let dd = _mm512_mul_ps(dv, _mm512_set1_ps(*ops.scales.add(i)));
+                    acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum)));
+                    if has_m {
+                        off[r] = _mm512_add_ps(off[r], _mm512_mul_ps(m, _mm512_set1_ps(*ops.sums.add(i))));
+                    }
                 }
             }
         }
@@ -116,70 +140,9 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
     }
 }
 
-/// Per-column integer scales of a sub-block (K-quants: Q4_K's 6-bit scale twice, Q6_K's two half scales) and its
-/// float offset per column (`m`: Q4_1's and Q4_K's, zero elsewhere), in the scalar reference's rounding.
-#[inline(always)]
-pub(super) unsafe fn column_scales<const F: u8>(at: *const u8, mv: __m512) -> (__m512i, __m512i, __m512) {
-    // SAFETY: a K-quant sub-block starts with its 16 (Q4_K: 2 x 16) scale bytes at `at`.
-    unsafe {
-        match F {
-            Q4_K => {
-                let sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(at as *const __m128i));
-                let mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)));
-                // m = -(dmin * min), negated by flipping the sign bit like the scalar `-x`
-                let m = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(mv, mins)), _mm512_set1_epi32(i32::MIN)));
-                (sc, sc, m)
-            }
-            Q6_K => (
-                _mm512_cvtepi8_epi32(_mm_loadu_si128(at as *const __m128i)),
-                _mm512_cvtepi8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)),
-                mv,
-            ),
-            _ => (_mm512_setzero_si512(), _mm512_setzero_si512(), mv),
-        }
-    }
-}
-
-/// The 16 columns' exact integer sum of one row and sub-block from the raw dot products of its inputs 0..16
-/// (`lo`) and 16..32 (`hi`): the zero-point fix-up from the activations' half sums (`half_sums`: two i32) and the
-/// K-quants' integer scales. Integer addition is exact, so `lo + hi` may come as one sum with `hi` zero (all
-/// formats but Q6_K, whose two halves have their own scales).
-#[inline(always)]
-pub(super) unsafe fn int_sum<const F: u8>(lo: __m512i, hi: __m512i, half_sums: *const i32, s_lo: __m512i, s_hi: __m512i) -> __m512i {
-    // SAFETY: `half_sums` points at the row block's two half sums.
-    let (hs_lo, hs_hi) = unsafe { (*half_sums, *half_sums.add(1)) };
-    // SAFETY: AVX-512 F is there (the callers' target features).
-    unsafe {
-        match F {
-            Q4_1 => _mm512_add_epi32(lo, hi),
-            Q4_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(8 * (hs_lo + hs_hi))),
-            Q8_0 => _mm512_sub_epi32(_mm512_add_epi32(lo, hi), _mm512_set1_epi32(128 * (hs_lo + hs_hi))),
-            Q4_K => _mm512_mullo_epi32(_mm512_add_epi32(lo, hi), s_lo),
-            _ => _mm512_add_epi32(
-                _mm512_mullo_epi32(_mm512_sub_epi32(lo, _mm512_set1_epi32(32 * hs_lo)), s_lo),
-                _mm512_mullo_epi32(_mm512_sub_epi32(hi, _mm512_set1_epi32(32 * hs_hi)), s_hi),
-            ),
-        }
-    }
-}
-
-/// The float part of one row and sub-block, in the scalar reference's order and rounding: `acc += (d * d_x) *
-/// isum`, `off += m * s_x` (Q4_1, Q4_K), separate multiplies and adds.
-#[inline(always)]
-pub(super) unsafe fn accumulate<const F: u8>(acc: &mut __m512, off: &mut __m512, d: __m512, m: __m512, isum: __m512i, d_x: f32, s_x: f32) {
-    // SAFETY: AVX-512 F is there (the callers' target features).
-    unsafe {
-        let dd = _mm512_mul_ps(d, _mm512_set1_ps(d_x));
-        *acc = _mm512_add_ps(*acc, _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum)));
-        if F == Q4_1 || F == Q4_K {
-            *off = _mm512_add_ps(*off, _mm512_mul_ps(m, _mm512_set1_ps(s_x)));
-        }
-    }
-}
-
 /// The 8 code vectors of one sub-block of 16 columns (vector g: inputs 4g..4g+4 of every column).
 #[inline(always)]
-pub(super) unsafe fn codes<const F: u8>(at: *const u8) -> [__m512i; 8] {
+unsafe fn codes<const F: u8>(at: *const u8) -> [__m512i; 8] {
     // SAFETY: the sub-block's code bytes (panel_matrix::code_bytes) are readable at `at`.
     unsafe {
         let mut v = [_mm512_setzero_si512(); 8];

@@ -8,8 +8,7 @@
 //! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
-//! - [`panel_matrix`]: the same matrix re-laid once as 16-column panels for the AVX-512 VNNI kernel (and its AMX
-//!   path for passes of several rows: a panel's sub-block is an AMX weight tile as it lies).
+//! - [`panel_matrix`]: the same matrix re-laid once as 16-column panels for the AVX-512 VNNI kernel.
 //! - [`parallel`]: the task-splitting interface the kernels run on (the caller's thread pool).
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
 //!   1..25-row passes speculative decoding runs (docs/KERNELS.md has the measurements).
@@ -21,8 +20,6 @@ pub mod argmax;
 pub mod attention;
 pub mod block_format;
 pub mod block_matmul;
-#[cfg(target_arch = "x86_64")]
-mod block_matmul_amx;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx2;
 #[cfg(target_arch = "x86_64")]

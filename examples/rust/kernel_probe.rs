@@ -2,9 +2,7 @@
 //! SmolLM2-135M projection shapes (q|k|v 576 -> 960, gate|up 576 -> 3072, down 1536 -> 576) at 1..25 rows of a pass,
 //! and each cost as a multiple of one row: the verification-cost curve a speculative strategy pays; one-row cost per
 //! block format at Qwen2.5-1.5B's gate|up and down shapes (GB/s of weights read: decode is bandwidth-bound); and
-//! attention per row and head over an f32 and an fp16 cache. Where the CPU has AMX, the AVX-512 kernel is measured
-//! with its AMX path for passes of several rows off and on (the same bits either way). Prints tables and writes
-//! bench-out/kernel-probe*.json.
+//! attention per row and head over an f32 and an fp16 cache. Prints tables and writes bench-out/kernel-probe.json.
 //! `cargo run --release --example kernel_probe` (part of make bench-kernels).
 
 use std::fmt::Write as _;
@@ -13,7 +11,7 @@ use std::time::Instant;
 use specrt::kernels::half::{KvElem, F16};
 use specrt::kernels::{attention, block_matmul, BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
 
-const ROWS: [usize; 9] = [1, 2, 3, 4, 8, 9, 16, 25, 64];
+const ROWS: [usize; 8] = [1, 2, 3, 4, 8, 9, 16, 25];
 
 /// A weight matrix prepared for one instruction set: the panel copy where it uses one (made once, outside the
 /// timing, as the operator does on its first call).
@@ -39,18 +37,11 @@ impl<'a> Prepared<'a> {
 
 fn main() -> std::io::Result<()> {
     let best = Isa::detect();
-    // The AVX2 panel kernel is measured beside the AVX-512 VNNI one where the CPU runs both, and the AVX-512
-    // kernel without and with its AMX path where the CPU has AMX.
-    let amx = block_matmul::amx_enabled();
-    let mut variants: Vec<(Isa, bool)> = if best == Isa::Avx512Vnni { vec![(Isa::Avx2, false), (best, false)] } else { vec![(best, false)] };
-    if amx {
-        variants.push((best, true));
+    // The AVX2 panel kernel is measured beside the AVX-512 VNNI one where the CPU runs both.
+    let isas: Vec<Isa> = if best == Isa::Avx512Vnni { vec![Isa::Avx2, best] } else { vec![best] };
+    for isa in isas.iter().copied() {
+        probe_matmul(isa, isas.len() > 1)?;
     }
-    for &(isa, with_amx) in &variants {
-        block_matmul::set_amx_enabled(with_amx);
-        probe_matmul(isa, with_amx, variants.len() > 1)?;
-    }
-    block_matmul::set_amx_enabled(amx);
     probe_attention(best)
 }
 
@@ -61,10 +52,9 @@ fn cpu_name() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn probe_matmul(isa: Isa, amx: bool, several: bool) -> std::io::Result<()> {
+fn probe_matmul(isa: Isa, several: bool) -> std::io::Result<()> {
     let cpu = cpu_name();
-    let label = if amx { format!("{}+amx", isa.name()) } else { isa.name().to_string() };
-    println!("block kernel ({label}), 1 thread, Q4_1, CPU {cpu}");
+    println!("block kernel ({}), 1 thread, Q4_1, CPU {cpu}", isa.name());
     let mut header = String::from("| shape (K -> N) |");
     for m in ROWS {
         let _ = write!(header, " {m} row{} |", if m == 1 { "" } else { "s" });
@@ -101,7 +91,11 @@ fn probe_matmul(isa: Isa, amx: bool, several: bool) -> std::io::Result<()> {
                 one = best;
             }
             let _ = write!(line, " {best:.1} us ({:.2}x) |", best / one);
-            records.push(format!("{{\"isa\":\"{label}\",\"k\":{k},\"n\":{n},\"rows\":{m},\"us\":{best:.2},\"vs_one_row\":{:.3}}}", best / one));
+            records.push(format!(
+                "{{\"isa\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":{m},\"us\":{best:.2},\"vs_one_row\":{:.3}}}",
+                isa.name(),
+                best / one
+            ));
         }
         println!("{line}");
     }
@@ -138,19 +132,20 @@ fn probe_matmul(isa: Isa, amx: bool, several: bool) -> std::io::Result<()> {
             let gbs = bytes as f64 / best / 1e3;
             let _ = write!(line, " {best:.0} us, {gbs:.1} GB/s |");
             records.push(format!(
-                "{{\"isa\":\"{label}\",\"format\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":1,\"us\":{best:.1},\"gb_per_s\":{gbs:.2}}}",
+                "{{\"isa\":\"{}\",\"format\":\"{}\",\"k\":{k},\"n\":{n},\"rows\":1,\"us\":{best:.1},\"gb_per_s\":{gbs:.2}}}",
+                isa.name(),
                 format.name()
             ));
         }
         println!("{line}");
     }
-    let path = if several { format!("bench-out/kernel-probe-{label}.json") } else { "bench-out/kernel-probe.json".into() };
-    write_records(&path, &label, &cpu, &records)
+    let path = if several { format!("bench-out/kernel-probe-{}.json", isa.name()) } else { "bench-out/kernel-probe.json".into() };
+    write_records(&path, isa, &cpu, &records)
 }
 
-fn write_records(path: &str, isa: &str, cpu: &str, records: &[String]) -> std::io::Result<()> {
+fn write_records(path: &str, isa: Isa, cpu: &str, records: &[String]) -> std::io::Result<()> {
     std::fs::create_dir_all("bench-out")?;
-    let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"records\":[{}]}}\n", isa, cpu, records.join(","));
+    let json = format!("{{\"isa\":\"{}\",\"cpu\":{:?},\"threads\":1,\"records\":[{}]}}\n", isa.name(), cpu, records.join(","));
     std::fs::write(path, json)?;
     println!("wrote {path}");
     Ok(())
@@ -188,5 +183,5 @@ fn probe_attention(isa: Isa) -> std::io::Result<()> {
         }
         println!("{line}");
     }
-    write_records("bench-out/kernel-probe-attention.json", isa.name(), &cpu, &records)
+    write_records("bench-out/kernel-probe-attention.json", isa, &cpu, &records)
 }
