@@ -402,7 +402,7 @@ $(DATASETS)/SOURCES.json: $(VENV)/.stamp export/datasets.py
 # turns AMX on whatever the GGML_AMX_* options say, hence GGML_NATIVE=OFF with the AVX..AVX-512 options on and the
 # three AMX options off (ggml/src/ggml-cpu/CMakeLists.txt; the AMX kernels compile only under __AMX_INT8__, which
 # gcc 12 defines for -march=sapphirerapids and not for these options' flags: checked with gcc -dM -E). The build
-# itself is untested here (the current machine has no AMX). The args are recorded in the venv
+# itself was tested on a Xeon with AMX on 2026-12-02 (docs/BENCHMARKS.md 11c: the native build segfaulted, this one ran). The args are recorded in the venv
 # (specrt-peer-build.json, read by export/bench_peer.py); --no-cache-dir so a wheel built for another CPU or with
 # other args is never reused. Override: make peer PEER_CMAKE_ARGS="..." (after rm -rf $(PEER_VENV)).
 PEER_VERSION := 0.3.36
