@@ -19,7 +19,7 @@ use std::ops::Range;
 
 use super::block_format::{BlockFormat, BLOCK};
 use super::panel_matrix::{self, PanelMatrix, PANEL};
-use super::panel_operands::{format_of, Operands, Q4_0, Q4_1, Q4_K, Q6_K, Q8_0};
+use super::panel_operands::{format_of, prefetch, Operands, Q4_0, Q4_1, Q4_K, Q6_K, Q8_0};
 use super::q8_rows::Q8Rows;
 
 /// Rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers).
@@ -75,7 +75,6 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
     let (header, sub_scales, code_bytes) =
         (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
     let block_stride = panel_matrix::block_stride(format);
-    let ahead = prefetch_bytes();
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
@@ -103,14 +102,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                     ),
                     _ => (_mm512_setzero_si512(), _mm512_setzero_si512(), mv),
                 };
-                if ahead > 0 {
-                    // the same sub-block `ahead` bytes further on (prefetches never fault, past the end included)
-                    let mut o = 0;
-                    while o < sub_scales + code_bytes {
-                        _mm_prefetch::<_MM_HINT_T0>(at.add(ahead + o) as *const i8);
-                        o += 64;
-                    }
-                }
+                prefetch(at, sub_scales + code_bytes, ops.prefetch);
                 let v = codes::<F>(at.add(sub_scales));
                 for r in 0..R {
                     let i = (r0 + r) * ops.xblocks + b * sub + j;
@@ -192,18 +184,4 @@ unsafe fn codes<const F: u8>(at: *const u8) -> [__m512i; 8] {
 unsafe fn bcast(a: *const i32, g: usize) -> __m512i {
     // SAFETY: g < 8 and `a` points at 32 readable bytes.
     unsafe { _mm512_set1_epi32(std::ptr::read_unaligned(a.add(g))) }
-}
-
-/// How far ahead of the sub-block being multiplied its weights are prefetched (bytes; a panel and the panels after
-/// it are contiguous). Why: a one-row pass streams the weights from DRAM, and the hardware prefetchers alone left
-/// the kernel at ~7 GB/s per thread where the memory gives ~11 (Xeon with AMX, 2 vCPUs, 2026-12-02: 40 distinct
-/// Q4_K 1536 x 8960 matrices, 2 threads 9.0 -> 9.6-10.1 GB/s). End to end, interleaved runs of `specrt bench` on
-/// that machine: Qwen2.5-Coder-1.5B decode 12.1/11.6 tok/s without, 14.3/13.9 at 2048 bytes, 14.5/13.1 at 4096,
-/// 13.8/13.9 at 8192; SmolLM2-135M 95.7/95.1 without, 113.2/118.3 at 2048, 106.2/114.3 at 4096.
-/// `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
-const PREFETCH_BYTES: usize = 2048;
-
-fn prefetch_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(PREFETCH_BYTES))
 }
