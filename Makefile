@@ -202,6 +202,17 @@ $(NAT_SMALL_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL_TRAINED)/model.safeten
 		--out $(NAT_SMALL_SL)/shortlist.json
 	$(VPY) -m export ctc-nat $(NAT_SMALL_TRAINED) --output-vocab $(NAT_SMALL_TRAINED)/target_vocab.json --precision q8_0 \
 		--shortlist $(NAT_SMALL_SL)/shortlist.json --out $(NAT_SMALL_SL)
+# The 3-layer latency model (issue 14 item 4; docs/BENCHMARKS.md 5): width 192, rate 1.5, 3 layers (3.0M parameters),
+# trained 42 minutes at 2 threads on a Xeon with AMX-BF16 (6,417 steps), with the same shortlist: BLEU 16.60 (+1.12
+# over AR), 12.3-12.5x the AR baseline's batch-1 latency on that Xeon.
+NAT_SMALL3_TRAINED := export/trained/ctc-nat-en-de-small3
+NAT_SMALL3_SL := $(MODELS)/ctc-nat-en-de-small3-q8_0-shortlist
+$(NAT_SMALL3_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL3_TRAINED)/model.safetensors $(NAT_SMALL3_TRAINED)/target_vocab.json \
+		export/graph_ctc_nat.py export/nat_shortlist.py | $(PAIRS)/SOURCES.json
+	$(VPY) -m export nat-shortlist $(NAT_SMALL3_TRAINED) --pairs $(PAIRS) --top-k 16 --frequent 128 \
+		--out $(NAT_SMALL3_SL)/shortlist.json
+	$(VPY) -m export ctc-nat $(NAT_SMALL3_TRAINED) --output-vocab $(NAT_SMALL3_TRAINED)/target_vocab.json --precision q8_0 \
+		--shortlist $(NAT_SMALL3_SL)/shortlist.json --out $(NAT_SMALL3_SL)
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
 # The AR baseline the NAT benchmark compares against: the same weights at 8 bits on the engine's kernels (Q8_0
@@ -285,11 +296,12 @@ space-quality: space-model $(MODELS)/smollm2-135m-instruct-int4/manifest.json
 		--out bench-out/space-quality
 
 # NAT vs its AR baseline: BLEU/chrF on the held-out pairs, batch-1 latency, batched throughput; then the plot.
-bench-nat: setup nat-models translation-pairs $(NAT_SMALL_SL)/manifest.json release $(VENV)/.plot-stamp
+bench-nat: setup nat-models translation-pairs $(NAT_SMALL_SL)/manifest.json $(NAT_SMALL3_SL)/manifest.json release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/ctc-nat-en-de.yaml --out bench-out/nat
 	$(VPY) -m export.plot_bench bench-out/nat/results.json
 	./target/release/specrt bench --config configs/bench/pipelines/ctc-nat-en-de-q8_0.yaml --out bench-out/nat-q8_0
 	./target/release/specrt bench --config configs/ctc-nat-en-de-small.yaml --out bench-out/nat-small
+	./target/release/specrt bench --config configs/ctc-nat-en-de-small3.yaml --out bench-out/nat-small3
 
 # ---- GPU (docs/GPU.md) ---------------------------------------------------------------------------------------
 # The float16 GPU form of SmolLM2 for the native CUDA backend: the int4 export's manifest and tokenizer plus
