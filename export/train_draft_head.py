@@ -264,7 +264,12 @@ def train(a) -> int:
     train_mask = ~cache.split
     V = cache.head_rows.shape[0]
     H = cache.hidden.shape[1]
-    vocab = gdh.build_draft_vocab(cache.argmax[train_mask], a.draft_vocab, V)
+    # always in the draft vocabulary: SmolLM2's special ids 0, 1, 2 and the target's own stop ids (Qwen2.5:
+    # <|endoftext|> 151643, <|im_end|> 151645), so a draft can end a turn where the target does
+    with open(os.path.join(a.target, "manifest.json")) as f:
+        stops = tuple(json.load(f)["tokens"].get("stop_ids") or ())
+    always = tuple(sorted(set(gdh.STOP_IDS) | set(stops)))
+    vocab = gdh.build_draft_vocab(cache.argmax[train_mask], a.draft_vocab, V, always=always)
     index = gdh.draft_index(vocab, V)
     vd = len(vocab)
     cov = {"coverage": round(gdh.coverage(cache.argmax[~train_mask], vocab, V), 4),
@@ -395,7 +400,7 @@ def train(a) -> int:
     wall = time.time() - t0
     ev = evaluate(M, kind, cache, hidden, eval_pos, index, vocab, d, L)
     log(f"{kind} final eval after {step} steps ({wall / 60:.1f} min): {json.dumps(ev)}")
-    save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopped, n_params, n_epoch)
+    save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopped, n_params, n_epoch, always)
     return 0
 
 
@@ -445,7 +450,8 @@ def evaluate(M, kind, cache, hidden, eval_pos, index, vocab, d, L, depths: int =
     return out
 
 
-def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopped, n_params, n_train):
+def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopped, n_params, n_train,
+         always=(0, 1, 2)):
     import torch
     from safetensors.torch import save_file
     os.makedirs(a.out, exist_ok=True)
@@ -457,12 +463,13 @@ def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopp
     target = gdh.read_target(a.target)
     idx = cache.index
     man = {
-        "model": f"smollm2-{kind}-head", "final": True, "stopped_by": stopped,
+        "model": os.path.basename(os.path.normpath(a.out)), "final": True, "stopped_by": stopped,
         "head": {"kind": kind, "slots": arch["slots"], "window": arch["window"], "draft_vocab_size": len(vocab),
                  "blank_id": len(vocab) if kind == "ctc" else None, "label_len": a.label_len if kind == "ctc" else None},
         "architecture": arch, "parameters": n_params, "target": target,
         "draft_vocab": {"file": "draft_vocab.json", "size": len(vocab), "rule": f"the {a.draft_vocab} most frequent "
-                        "target argmax ids of the training split + stop ids 0, 1, 2; sorted by target id", **cov},
+                        f"target argmax ids of the training split + ids {list(always)} (special/stop); sorted by target id",
+                        **cov},
         "data": {"cache": a.cache, "cache_tokens": idx["tokens"], "tokens_by_source": idx["tokens_by_source"],
                  "cache_target": idx["target"], "cache_wall_seconds": idx["wall_seconds"],
                  "sources": idx["data"]["sources"], "bench_exclusion": idx["data"]["bench_exclusion"],

@@ -9,7 +9,7 @@ import onnxruntime as ort
 import pytest
 
 from export import graph_draft_head as gdh
-from export.head_data import BenchFilter, chatml, split_of
+from export.head_data import BenchFilter, chatml, default_system, split_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY = os.path.join(ROOT, "models", "tiny-fp32")
@@ -240,6 +240,35 @@ def test_bench_prompts_are_excluded():
     assert f.is_contaminated("  ".join(mt.split()))
     assert not f.is_contaminated(chatml("Write a travel blog post about Hawaii.", "Aloha!"))
     assert not f.is_contaminated("def close_elements(xs):\n    return sorted(xs)\n")
+
+
+QWEN_TEMPLATE = (  # the shape of Qwen2.5's template: the tools branch splits the system turn over several literals
+    "{%- if tools %}\n    {{- '<|im_start|>system\\n' }}\n    {%- if messages[0]['role'] == 'system' %}\n"
+    "        {{- messages[0]['content'] }}\n    {%- else %}\n"
+    "        {{- 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.' }}\n    {%- endif %}\n"
+    "{%- else %}\n    {%- if messages[0]['role'] == 'system' %}\n"
+    "        {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}\n    {%- else %}\n"
+    "        {{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n' }}\n"
+    "    {%- endif %}\n{%- endif %}\n")
+
+
+@pytest.mark.parametrize("template,system", [
+    (QWEN_TEMPLATE, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."),
+    ("{{ '<|im_start|>system\\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\\n' }}",
+     "You are a helpful AI assistant named SmolLM, trained by Hugging Face"),
+])
+def test_default_system_prompt_is_read_from_the_target_template(template, system, tmp_path):
+    # the instruction documents must carry the system turn the engine's --chat renders; a pattern that spans
+    # template code (the Qwen template's "' + messages[0]['content'] + '") would silently poison them
+    (tmp_path / "manifest.json").write_text(json.dumps({"chat_template": template}))
+    assert default_system(str(tmp_path)) == system
+    assert chatml("Hi", None, system).startswith(f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nHi")
+
+
+def test_a_template_without_a_default_system_prompt_is_refused(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"chat_template": "{{ messages[0]['content'] }}"}))
+    with pytest.raises(SystemExit, match="no default ChatML system prompt"):
+        default_system(str(tmp_path))
 
 
 def test_split_is_stable():
