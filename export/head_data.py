@@ -335,9 +335,10 @@ def self_distill(a) -> int:
             return _engine_answer(a, instruction, chat=not a.code)
     else:
         dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
+        system = default_system(a.target)
 
         def answer(instruction: str) -> tuple:
-            ids = tok.encode(chatml(instruction, None, default_system(a.target))).ids[-700:]
+            ids = tok.encode(chatml(instruction, None, system)).ids[-700:]
             P = len(ids)
             logits = dec.forward(ids, np.arange(P), 0, logits_indices=[P - 1])
             out = []

@@ -57,10 +57,9 @@ class TorchTarget:
                 "attn_norm": vec(L.attn_norm), "qkv": mat(qkv), "qkv_bias": bias, "o": mat(L.o),
                 "ffn_norm": vec(L.ffn_norm),
                 "gate_up": mat(np.concatenate([as_float(L.gate), as_float(L.up)], 0)), "down": mat(L.down)})
-        inv = 1.0 / (c.rope_theta ** (np.arange(0, self.D, 2, dtype=np.float64) / self.D))
-        ang = np.outer(np.arange(max_pos, dtype=np.float64), inv)
-        self.cos = torch.from_numpy(np.cos(ang).astype(np.float32))
-        self.sin = torch.from_numpy(np.sin(ang).astype(np.float32))
+        from .space_model import rope_tables  # the torch tables of the SPACE recipe: graph_decoder.rope_cache's
+
+        self.cos, self.sin = rope_tables(self.D, c.rope_theta, max_pos)
 
     def _rms(self, x, w):
         return x * self.torch.rsqrt((x * x).mean(-1, keepdim=True) + self.eps) * w
