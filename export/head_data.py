@@ -22,7 +22,10 @@ the documents in chunks of <= 256 tokens with onnxruntime (1 intra-op thread) an
 hidden states (fp16, [n, H]), the target's argmax (int32) and its top-8 logits (ids int32 + values fp16), plus
 `index.json` (per chunk: offset, length, doc id, source, split). Training order is a seeded shuffle of documents
 (eval documents first so a time-limited cache always holds the held-out slice); `--max-minutes` stops it cleanly.
-Needs only .venv (numpy, onnxruntime, tokenizers). Third-party data: nothing here is committed.
+Needs only .venv (numpy, onnxruntime, tokenizers). `--backend torch` runs the checkpoint in bf16 torch (training
+venv; fast on CPUs with AMX), `--backend engine` runs the target export as the engine does, its own kernels
+included (examples/rust/head_cache.rs; the numerics the heads are verified against). Third-party data: nothing
+here is committed.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ import json
 import os
 import random
 import re
+import struct
 import sys
 import sysconfig
 import tarfile
@@ -409,6 +413,17 @@ def build_cache(a) -> int:
 
         def forward(piece):
             return tt.forward(piece)
+    elif a.backend == "engine":
+        # The engine-kernel export itself, through examples/rust/head_cache.rs: the numerics the heads are
+        # verified against, and on CPUs without AMX several times bf16 torch's tokens per second (docs/HEADS.md)
+        eng = EngineTarget(a.engine_bin, a.target, threads=a.threads, capacity=CHUNK + 8)
+        H = eng.hidden
+        ck_path = a.checkpoint or json.load(open(os.path.join(a.target, "manifest.json")))["source"].get("path")
+        if ck_path and str(ck_path).endswith(".gguf") and os.path.exists(ck_path):
+            _dump_checkpoint_rows(ck_path, d)
+        else:  # a float export (the tiny test models) holds the head rows itself
+            _dump_target_rows(a.target, d)
+        forward = eng.forward
     else:
         dec = OrtDecoder(a.target, capacity=CHUNK + 8, threads=a.threads)
         if not dec.has_hidden:
@@ -448,14 +463,21 @@ def build_cache(a) -> int:
             if off + n > cap:
                 stopped = "max_tokens"
                 break
-            logits, h = forward(piece)
-            hid[off:off + n] = h.astype(np.float16)
-            arg[off:off + n] = logits.argmax(-1)
-            top = np.argpartition(-logits, TOPK, axis=-1)[:, :TOPK]
-            vals = np.take_along_axis(logits, top, -1)
-            order = np.argsort(-vals, -1)
-            tki[off:off + n] = np.take_along_axis(top, order, -1)
-            tkv[off:off + n] = np.take_along_axis(vals, order, -1).astype(np.float16)
+            out = forward(piece)
+            if isinstance(out, EngineRows):
+                hid[off:off + n] = out.hidden.astype(np.float16)
+                arg[off:off + n] = out.argmax
+                tki[off:off + n] = out.topk_ids
+                tkv[off:off + n] = out.topk_logits.astype(np.float16)
+            else:
+                logits, h = out
+                hid[off:off + n] = h.astype(np.float16)
+                arg[off:off + n] = logits.argmax(-1)
+                top = np.argpartition(-logits, TOPK, axis=-1)[:, :TOPK]
+                vals = np.take_along_axis(logits, top, -1)
+                order = np.argsort(-vals, -1)
+                tki[off:off + n] = np.take_along_axis(top, order, -1)
+                tkv[off:off + n] = np.take_along_axis(vals, order, -1).astype(np.float16)
             tokens[off:off + n] = piece
             chunks.append({"offset": off, "length": n, "doc": doc["id"], "source": doc["source"],
                            "split": doc["split"]})
@@ -473,9 +495,79 @@ def build_cache(a) -> int:
             break
     for m in (hid, arg, tki, tkv, tokens):
         m.flush()
+    if a.backend == "engine":
+        eng.close()
     _write_index(d, chunks, off, H, a, stopped, t0, used, final=True)
     log(f"cache done: {off:,} tokens in {(time.time() - t0) / 60:.1f} min ({stopped})")
     return 0
+
+
+class EngineRows:
+    """What the engine's head_cache example returns for one chunk of n tokens: argmax [n], top-k ids [n, k] and
+    logits [n, k] (descending), hidden states [n, H] (float32)."""
+
+    def __init__(self, argmax, topk_ids, topk_logits, hidden):
+        self.argmax, self.topk_ids, self.topk_logits, self.hidden = argmax, topk_ids, topk_logits, hidden
+
+
+class EngineTarget:
+    """The target pass through the engine (examples/rust/head_cache.rs, its protocol in that file's doc comment):
+    one long-lived process over a `--hidden-states` export, one chunk per request at positions 0..n."""
+
+    def __init__(self, binary: str, model: str, threads: int = 2, capacity: int = CHUNK + 8):
+        import subprocess
+
+        if not binary or not os.path.isfile(binary):
+            raise SystemExit(f"--engine-bin {binary!r}: not a file (cargo build --release --example head_cache)")
+        self.proc = subprocess.Popen([binary, "--model", model, "--threads", str(threads), "--capacity", str(capacity)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        head = self._read(12)
+        self.hidden, self.vocab, self.topk = struct.unpack("<3I", head)
+        if self.topk != TOPK:
+            raise SystemExit(f"{binary}: keeps the top {self.topk} logits, the cache stores {TOPK}")
+
+    def _read(self, nbytes: int) -> bytes:
+        buf = self.proc.stdout.read(nbytes)
+        if buf is None or len(buf) != nbytes:
+            code = self.proc.wait()
+            raise SystemExit(f"head_cache exited ({code}) after {0 if buf is None else len(buf)} of {nbytes} bytes; "
+                             "its message is above")
+        return buf
+
+    def forward(self, ids) -> EngineRows:
+        import numpy as np
+
+        n, k, H = len(ids), self.topk, self.hidden
+        if n == 0:
+            raise ValueError("an empty chunk")
+        self.proc.stdin.write(np.asarray([n], "<u4").tobytes() + np.asarray(ids, "<u4").tobytes())
+        self.proc.stdin.flush()
+        raw = self._read(4 * n * (1 + 2 * k + H))
+        v = np.frombuffer(raw, np.uint8)
+        argmax = v[:4 * n].view("<i4")
+        ids_ = v[4 * n:4 * n * (1 + k)].view("<i4").reshape(n, k)
+        vals = v[4 * n * (1 + k):4 * n * (1 + 2 * k)].view("<f4").reshape(n, k)
+        hidden = v[4 * n * (1 + 2 * k):].view("<f4").reshape(n, H)
+        return EngineRows(argmax, ids_, vals, hidden)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.write((0).to_bytes(4, "little"))
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def _dump_checkpoint_rows(checkpoint: str, d: str) -> None:
+    """The output head's rows ([V, H] float16) and final-norm weight from the checkpoint itself (the GGUF's blocks
+    dequantized exactly): what an engine-kernel export holds as quantized blocks the heads cannot start from."""
+    import numpy as np
+
+    from .checkpoint import as_float
+    from .checkpoint_gguf import load_gguf
+
+    ck = load_gguf(checkpoint, build_tokenizer=False)
+    np.save(os.path.join(d, "target_head.npy"), as_float(ck.embed if ck.lm_head is None else ck.lm_head).astype(np.float16))
+    np.save(os.path.join(d, "target_final_norm.npy"), np.asarray(as_float(ck.final_norm), np.float32))
 
 
 def _dump_target_rows(target: str, d: str) -> None:
@@ -533,10 +625,14 @@ def main(argv=None) -> int:
             p.add_argument("--quota-code", type=float, default=0.3, help="share of the cache per source")
             p.add_argument("--quota-instructions", type=float, default=0.4)
             p.add_argument("--quota-prose", type=float, default=0.3)
-            p.add_argument("--backend", choices=("onnxruntime", "torch"), default="onnxruntime",
+            p.add_argument("--backend", choices=("onnxruntime", "torch", "engine"), default="onnxruntime",
                            help="onnxruntime: the --target graph itself (.venv); torch: export/torch_target.py over "
-                                "the checkpoint the target was exported from, bf16 products (training venv)")
-            p.add_argument("--checkpoint", default=None, help="torch: the GGUF (default: the target manifest's source)")
+                                "the checkpoint the target was exported from, bf16 products (training venv); engine: "
+                                "the --target graph as the engine runs it (its own kernels), through --engine-bin")
+            p.add_argument("--checkpoint", default=None,
+                           help="torch/engine: the GGUF (default: the target manifest's source)")
+            p.add_argument("--engine-bin", default="target/release/examples/head_cache",
+                           help="engine: the head_cache example (cargo build --release --example head_cache)")
             p.add_argument("--eval-tokens", type=int, default=24_000, help="held-out tokens (all sources)")
             p.add_argument("--doc-tokens", type=int, default=1024, help="first N tokens of a document")
         if name == "self-distill":

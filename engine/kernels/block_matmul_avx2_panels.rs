@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use super::block_format::{BlockFormat, BLOCK};
 use super::panel_matrix::{self, PanelMatrix, PANEL};
-use super::panel_operands::{format_of, Operands, Q4_0, Q4_1, Q4_K, Q6_K};
+use super::panel_operands::{format_of, prefetch, Operands, Q4_0, Q4_1, Q4_K, Q6_K};
 use super::q8_rows::Q8Rows;
 
 /// Columns per half panel (one 256-bit vector of int32 or float lanes).
@@ -72,6 +72,9 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
     let (header, sub_scales, code_bytes) =
         (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
     let block_stride = panel_matrix::block_stride(format);
+    // Only the first pass over a panel (half 0, the first row tile) streams it from memory; the second half and
+    // later row tiles find its bytes in cache, so they issue no prefetches.
+    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
@@ -94,6 +97,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
                     Q6_K => (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)), mv),
                     _ => (_mm256_setzero_si256(), _mm256_setzero_si256(), mv),
                 };
+                prefetch(at, sub_scales + code_bytes, ahead);
                 let v = codes::<F>(at.add(sub_scales), h);
                 for r in 0..R {
                     let i = (r0 + r) * ops.xblocks + b * sub + j;

@@ -242,8 +242,9 @@ impl LanguageModel {
         &self.graph.logits()[..rows * self.vocab_size()]
     }
 
-    /// Hidden states (`[S, hidden]`) of the last forward pass, when the model exports them.
-    pub(crate) fn last_hidden_states(&self) -> Option<&[f32]> {
+    /// Hidden states (`[S, hidden]`, the last layer's output before the final norm) of the last forward pass,
+    /// when the model exports them (`--hidden-states`); `None` otherwise.
+    pub fn last_hidden_states(&self) -> Option<&[f32]> {
         self.graph.hidden_states()
     }
 }
