@@ -115,7 +115,11 @@ def plot(folders: list, out: str) -> None:
         ev = man["eval"]["cumulative"]
         ax.set_title(f"{man['head']['kind']}: {man['training']['steps_done']} steps; held-out chain accept "
                      + "/".join(f"{v:.2f}" for v in ev), fontsize=8)
-        ax.set_xlabel("minutes (1 thread)")
+        threads = man["training"].get("threads", 1)
+        # the training loss steps down at each epoch boundary where a head starts to memorise its cache
+        epochs = man["training"].get("epochs")
+        ax.set_xlabel(f"minutes ({threads} thread{'s' if threads != 1 else ''}"
+                      + (f", {epochs:.1f} epochs" if epochs else "") + ")")
         ax.set_yscale("log")
         ax.legend(fontsize=7)
     fig.tight_layout()

@@ -65,18 +65,40 @@ impl Operands {
     }
 }
 
-/// How far ahead of the sub-block being multiplied its weights are prefetched (bytes; a panel and the panels after
-/// it are contiguous). Why: a one-row pass streams the weights from DRAM, and the hardware prefetchers alone left
-/// the kernel at ~7 GB/s per thread where the memory gives ~11 (Xeon with AMX, 2 vCPUs, 2026-12-02: 40 distinct
-/// Q4_K 1536 x 8960 matrices, 2 threads 9.0 -> 9.6-10.1 GB/s). End to end, interleaved runs of `specrt bench` on
-/// that machine: Qwen2.5-Coder-1.5B decode 12.1/11.6 tok/s without, 14.3/13.9 at 2048 bytes, 14.5/13.1 at 4096,
-/// 13.8/13.9 at 8192; SmolLM2-135M 95.7/95.1 without, 113.2/118.3 at 2048, 106.2/114.3 at 4096.
-/// `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
+/// How far ahead of the sub-block being multiplied its weights are prefetched on CPUs where that pays (bytes; a
+/// panel and the panels after it are contiguous). Why: a one-row pass streams the weights from DRAM, and on the
+/// Xeon the hardware prefetchers alone left the kernel at ~7 GB/s per thread where the memory gives ~11 (Xeon with
+/// AMX, 2 vCPUs, 2026-12-02: 40 distinct Q4_K 1536 x 8960 matrices, 2 threads 9.0 -> 9.6-10.1 GB/s). End to end,
+/// interleaved runs of `specrt bench` on that machine: Qwen2.5-Coder-1.5B decode 12.1/11.6 tok/s without,
+/// 14.3/13.9 at 2048 bytes, 14.5/13.1 at 4096, 13.8/13.9 at 8192; SmolLM2-135M 95.7/95.1 without, 113.2/118.3
+/// at 2048, 106.2/114.3 at 4096.
 pub(super) const PREFETCH_BYTES: usize = 2048;
 
+/// The distance used on this CPU: [`PREFETCH_BYTES`] on Intel, none on AMD, where the same prefetches cost
+/// decode speed (AMD EPYC Zen 4, 2 vCPUs, 2026-12-04, `make bench-prefetch`, alternating processes: AVX-512
+/// Qwen2.5-Coder-1.5B 29.1 tok/s without vs 24.9 at 2048 bytes, SmolLM2-135M 168.4 vs 155.9; its hardware
+/// prefetchers already keep a panel's next sub-blocks coming). Other vendors keep the Intel default.
+/// `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
 fn prefetch_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(PREFETCH_BYTES))
+    *BYTES.get_or_init(|| {
+        std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(if cpu_is_amd() { 0 } else { PREFETCH_BYTES })
+    })
+}
+
+/// Whether the CPU's vendor string (CPUID leaf 0) is AMD's.
+fn cpu_is_amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // CPUID leaf 0 exists on every x86-64 CPU (the intrinsic is safe to call).
+        let r = std::arch::x86_64::__cpuid(0);
+        let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx].iter().flat_map(|w| w.to_le_bytes()).collect();
+        vendor == b"AuthenticAMD"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Prefetches `len` bytes at `at + ahead` into L1 (nothing when `ahead` is 0). Prefetches never fault, so reading
