@@ -412,7 +412,7 @@ def build_cache(a) -> int:
             json.dump(check, f)
 
         def forward(piece):
-            return tt.forward(piece)
+            return TargetRows.from_logits(*tt.forward(piece))
     elif a.backend == "engine":
         # The engine-kernel export itself, through examples/rust/head_cache.rs: the numerics the heads are
         # verified against, and on CPUs without AMX several times bf16 torch's tokens per second (docs/HEADS.md)
@@ -432,7 +432,7 @@ def build_cache(a) -> int:
         _dump_target_rows(a.target, d)
 
         def forward(piece):
-            return dec.forward(piece, np.arange(len(piece)), 0, return_hidden=True)
+            return TargetRows.from_logits(*dec.forward(piece, np.arange(len(piece)), 0, return_hidden=True))
     cap = int(a.max_tokens)
     hid = np.lib.format.open_memmap(os.path.join(d, "hidden.npy"), "w+", np.float16, (cap, H))
     arg = np.lib.format.open_memmap(os.path.join(d, "argmax.npy"), "w+", np.int32, (cap,))
@@ -463,21 +463,11 @@ def build_cache(a) -> int:
             if off + n > cap:
                 stopped = "max_tokens"
                 break
-            out = forward(piece)
-            if isinstance(out, EngineRows):
-                hid[off:off + n] = out.hidden.astype(np.float16)
-                arg[off:off + n] = out.argmax
-                tki[off:off + n] = out.topk_ids
-                tkv[off:off + n] = out.topk_logits.astype(np.float16)
-            else:
-                logits, h = out
-                hid[off:off + n] = h.astype(np.float16)
-                arg[off:off + n] = logits.argmax(-1)
-                top = np.argpartition(-logits, TOPK, axis=-1)[:, :TOPK]
-                vals = np.take_along_axis(logits, top, -1)
-                order = np.argsort(-vals, -1)
-                tki[off:off + n] = np.take_along_axis(top, order, -1)
-                tkv[off:off + n] = np.take_along_axis(vals, order, -1).astype(np.float16)
+            rows = forward(piece)
+            hid[off:off + n] = rows.hidden.astype(np.float16)
+            arg[off:off + n] = rows.argmax
+            tki[off:off + n] = rows.topk_ids
+            tkv[off:off + n] = rows.topk_logits.astype(np.float16)
             tokens[off:off + n] = piece
             chunks.append({"offset": off, "length": n, "doc": doc["id"], "source": doc["source"],
                            "split": doc["split"]})
@@ -502,12 +492,22 @@ def build_cache(a) -> int:
     return 0
 
 
-class EngineRows:
-    """What the engine's head_cache example returns for one chunk of n tokens: argmax [n], top-k ids [n, k] and
-    logits [n, k] (descending), hidden states [n, H] (float32)."""
+class TargetRows:
+    """What the cache keeps of one chunk of n tokens, whichever backend ran the target: argmax [n], top-k ids
+    [n, k] and logits [n, k] (descending), hidden states [n, H]. The engine computes them itself; the Python
+    backends return full logits, reduced by `from_logits`."""
 
     def __init__(self, argmax, topk_ids, topk_logits, hidden):
         self.argmax, self.topk_ids, self.topk_logits, self.hidden = argmax, topk_ids, topk_logits, hidden
+
+    @classmethod
+    def from_logits(cls, logits, hidden) -> "TargetRows":
+        import numpy as np
+
+        top = np.argpartition(-logits, TOPK, axis=-1)[:, :TOPK]
+        vals = np.take_along_axis(logits, top, -1)
+        order = np.argsort(-vals, -1)
+        return cls(logits.argmax(-1), np.take_along_axis(top, order, -1), np.take_along_axis(vals, order, -1), hidden)
 
 
 class EngineTarget:
@@ -534,7 +534,7 @@ class EngineTarget:
                              "its message is above")
         return buf
 
-    def forward(self, ids) -> EngineRows:
+    def forward(self, ids) -> TargetRows:
         import numpy as np
 
         n, k, H = len(ids), self.topk, self.hidden
@@ -548,7 +548,7 @@ class EngineTarget:
         ids_ = v[4 * n:4 * n * (1 + k)].view("<i4").reshape(n, k)
         vals = v[4 * n * (1 + k):4 * n * (1 + 2 * k)].view("<f4").reshape(n, k)
         hidden = v[4 * n * (1 + 2 * k):].view("<f4").reshape(n, H)
-        return EngineRows(argmax, ids_, vals, hidden)
+        return TargetRows(argmax, ids_, vals, hidden)
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -12,21 +12,13 @@ instruction set without prefetch) and writes JSON with every run. Exits non-zero
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 
-
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from export.bench_peer import cpu_info  # noqa: E402  (the repository root, for the CPU record the peers write)
 
 
 def run_cell(binary: str, config: str, isa: str, prefetch: int, out: str) -> dict:
@@ -68,18 +60,19 @@ def main(argv=None) -> int:
         p = [r["prefill_tps"] for r in runs if r["isa"] == isa and r["prefetch"] == pf]
         table.append({"isa": isa, "prefetch": pf, "decode_tps_median": statistics.median(d), "decode_tps": d,
                       "prefill_tps_median": statistics.median(p)})
+    # each cell against the same instruction set without prefetch (itself when no 0 cell was asked for)
+    off = {t["isa"]: t for t in table if t["prefetch"] == 0}
     for row in table:
-        base = next(t for t in table if t["isa"] == row["isa"] and t["prefetch"] == 0) if any(
-            t["isa"] == row["isa"] and t["prefetch"] == 0 for t in table) else row
-        row["decode_vs_no_prefetch"] = row["decode_tps_median"] / base["decode_tps_median"]
-    print(f"CPU: {cpu_model()}; {a.config}; {a.rounds} rounds, cells alternating")
+        row["decode_vs_no_prefetch"] = row["decode_tps_median"] / off.get(row["isa"], row)["decode_tps_median"]
+    cpu = cpu_info()
+    print(f"CPU: {cpu['model']} ({' '.join(cpu['simd'])}); {a.config}; {a.rounds} rounds, cells alternating")
     print("| instruction set | prefetch bytes | decode tok/s (median) | runs | vs no prefetch | prefill tok/s (median) |")
     print("|---|---|---|---|---|---|")
     for t in table:
         print(f"| {t['isa']} | {t['prefetch']} | {t['decode_tps_median']:.1f} | "
               f"{' / '.join(f'{x:.1f}' for x in t['decode_tps'])} | {t['decode_vs_no_prefetch']:.2f}x | {t['prefill_tps_median']:.1f} |")
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-    json.dump({"cpu": cpu_model(), "config": a.config, "rounds": a.rounds, "table": table, "runs": runs},
+    json.dump({"cpu": cpu["model"], "cpu_simd": cpu["simd"], "config": a.config, "rounds": a.rounds, "table": table, "runs": runs},
               open(a.json, "w"), indent=2)
     return 0
 

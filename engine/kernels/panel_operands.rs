@@ -92,8 +92,8 @@ fn cpu_is_amd() -> bool {
     {
         // CPUID leaf 0 exists on every x86-64 CPU (the intrinsic is safe to call).
         let r = std::arch::x86_64::__cpuid(0);
-        let vendor: Vec<u8> = [r.ebx, r.edx, r.ecx].iter().flat_map(|w| w.to_le_bytes()).collect();
-        vendor == b"AuthenticAMD"
+        // the 12-byte vendor string is EBX, EDX, ECX in that order
+        [r.ebx, r.edx, r.ecx] == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -7,7 +7,7 @@
 //! Why: the heads bind to the engine-kernel export, so a cache made by the same graph trains them on exactly the
 //! hidden states and argmax the engine will verify (the bf16 torch target agrees with it at ~93% of positions on
 //! Qwen2.5-Coder-1.5B), and on CPUs without AMX the engine's int8 kernels run a 256-token chunk several times
-//! faster than bf16 torch (docs/HEADS.md, "The cache through the engine").
+//! faster than bf16 torch (docs/HEADS.md, "Qwen2.5-Coder-1.5B-Instruct": 121-126 vs 56-65 tok/s on a Zen 4).
 //!
 //! Protocol (little-endian): on start the example writes `u32 hidden_size, u32 vocab_size, u32 topk`. Then per
 //! request the caller writes `u32 n` and `n` u32 token ids (positions 0..n, an empty cache); the example answers
