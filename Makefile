@@ -600,9 +600,10 @@ $(QWEN_HEAD_CACHE)/index.json: $(QWEN_GGML_HS)/manifest.json $(VENV)/.stamp
 	$(VPY) -m export.head_data cache --backend engine --threads 2 --out $(QWEN_HEAD_CACHE) --target $(QWEN_GGML_HS) \
 		--max-minutes $(QWEN_CACHE_MINUTES) --quota-code 0.5 --quota-instructions 0.35 --quota-prose 0.15
 endif
-.PHONY: qwen-head-cache qwen-medusa-head qwen-head-models test-train-heads
-test-train-heads: $(TRAIN_VENV)/.head-cache-stamp
-	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_torch_target.py
+.PHONY: qwen-head-cache qwen-medusa-head qwen-eagle-head qwen-head-models test-train-heads
+test-train-heads: $(TRAIN_VENV)/.head-cache-stamp $(MODELS)/tiny-fp32-hs/manifest.json
+	cargo build --release --example head_cache
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_torch_target.py export/tests/test_train_draft_head.py
 qwen-head-cache: $(QWEN_HEAD_CACHE)/index.json
 qwen-medusa-head: $(QWEN_HEAD_CACHE)/index.json
 	$(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind medusa --cache $(QWEN_HEAD_CACHE) --target $(QWEN_GGML_HS) \
@@ -610,6 +611,17 @@ qwen-medusa-head: $(QWEN_HEAD_CACHE)/index.json
 $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json: export/trained/qwen1.5b-medusa-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
 	$(VPY) -m export draft-head export/trained/qwen1.5b-medusa-head --target $(QWEN_GGML_HS) --precision q8_0 \
 		--out $(QWEN_GGML_HS)-medusa-head-q8_0
+# EAGLE-1's form on Qwen (docs/HEADS.md): the head's embedding and output rows are the target's own, frozen and not
+# stored (--target-rows: 2 x 16,384 x 1,536 rows would be 54 MB at Q8_0 alone), 12 attention heads of 128 like the
+# target's, the input-noise setting that lifted depth 2 on SmolLM2 (--feature-noise 0.5), the same cache and budget
+# as the Medusa head.
+qwen-eagle-head: $(QWEN_HEAD_CACHE)/index.json
+	$(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind eagle --target-rows --heads 12 --feature-noise 0.5 \
+		--cache $(QWEN_HEAD_CACHE) --target $(QWEN_GGML_HS) --draft-vocab 16384 --threads 2 --bf16 \
+		--max-minutes $(QWEN_HEAD_MINUTES) --out export/trained/qwen1.5b-eagle-head
+$(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json: export/trained/qwen1.5b-eagle-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
+	$(VPY) -m export draft-head export/trained/qwen1.5b-eagle-head --target $(QWEN_GGML_HS) --precision q8_0 \
+		--out $(QWEN_GGML_HS)-eagle-head-q8_0
 qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
 .PHONY: bench-qwen-heads
 bench-qwen-heads: setup datasets release peer qwen-head-models $(QWEN_GGML)-f16kv/manifest.json

@@ -41,6 +41,10 @@ PRECISIONS = ("fp32", "q8_0")
 EPS = 1e-5
 ROPE_THETA = 10000.0
 STOP_IDS = (0, 1, 2)
+# The weights an EAGLE head trained with `--target-rows` takes from its target instead of storing (EAGLE-1's frozen
+# embedding and LM head): row i of both is the target's output-head row of draft id i, the embedding's extra UNK
+# row (id Vd) is their mean. `target_rows_weights` rebuilds them; the recipe and the exporter share it.
+TARGET_ROWS = ("embed.weight", "lm_head.weight")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -527,9 +531,17 @@ def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_v
     return export_head(out_dir, kind, w, cfg, vocab, tgt, source, {"coverage": None}, check=check, precision=precision)
 
 
-def read_trained(folder: str) -> tuple:
+def target_rows_weights(head_rows: np.ndarray, vocab: list) -> dict:
+    """The `TARGET_ROWS` weights of a `--target-rows` EAGLE head from the target's output-head rows [V, H]: rounded
+    through float16 first, as the training cache stores them, so the export holds what the head was trained with."""
+    rows = np.asarray(head_rows, np.float16).astype(np.float32)[np.asarray(vocab, np.int64)]
+    return {"embed.weight": np.concatenate([rows, rows.mean(0, keepdims=True)], 0), "lm_head.weight": rows}
+
+
+def read_trained(folder: str, target_dir: str | None = None) -> tuple:
     """(kind, weights float32, cfg, vocab, MANIFEST) of a recipe output folder (fp16 weights as the recipe writes
-    them, or compacted by export/compact_weights.py)."""
+    them, or compacted by export/compact_weights.py). A head trained with `--target-rows` stores no embedding or
+    output rows: they are read from `target_dir` (the target it is bound to), which it then needs."""
     from .compact_weights import read_weights
 
     with open(os.path.join(folder, "MANIFEST.json")) as f:
@@ -537,7 +549,14 @@ def read_trained(folder: str) -> tuple:
     with open(os.path.join(folder, "draft_vocab.json")) as f:
         vocab = json.load(f)
     w = read_weights(os.path.join(folder, "model.safetensors"))
-    return man["head"]["kind"], w, dict(man["architecture"]), vocab, man
+    cfg = dict(man["architecture"])
+    missing = [n for n in cfg.get("target_rows") or () if n not in w]
+    if missing:
+        if target_dir is None:
+            raise ValueError(f"{folder}: {missing} come from the target (trained with --target-rows); give the "
+                             "target folder")
+        w.update(target_rows_weights(target_head_rows(target_dir)[0], vocab))
+    return man["head"]["kind"], w, cfg, vocab, man
 
 
 def main_export(a) -> None:
@@ -550,12 +569,15 @@ def main_export(a) -> None:
     else:
         if not a.path:
             raise SystemExit("give the recipe's output folder (export/trained/smollm2-<kind>-head), or --random")
-        kind, w, cfg, vocab, man = read_trained(a.path)
         tgt = read_target(a.target)
+        with open(os.path.join(a.path, "MANIFEST.json")) as f:
+            trained_for = json.load(f)["target"]
         for k in ("source_sha256", "tokenizer_sha256", "hidden_size", "vocab_size"):
-            if man["target"][k] != tgt[k]:
-                raise SystemExit(f"{a.path} was trained for another target: {k} {man['target'][k]} != {tgt[k]} "
+            if trained_for[k] != tgt[k]:
+                raise SystemExit(f"{a.path} was trained for another target: {k} {trained_for[k]} != {tgt[k]} "
                                  f"of {a.target}")
+        # checked first: a --target-rows head takes its embedding and output rows from this target
+        kind, w, cfg, vocab, man = read_trained(a.path, a.target)
         source = {"recipe": "export/train_draft_head.py", "path": os.path.abspath(a.path),
                   "weights_sha256": sha256_file(os.path.join(a.path, "model.safetensors")),
                   "steps": man["training"]["steps_done"], "wall_seconds": man["training"]["wall_seconds"],

@@ -22,7 +22,10 @@ argmax[i] predicts x_{i+1}, so depth j (1-based) of position t is argmax[t+j].
   + ce_weight x soft CE against the target's top-8 restricted to the draft vocabulary (EAGLE-1's recipe; the
   feature is compared after RMS normalisation because the head normalises its hidden input anyway).
 The output matrix of every head starts from the target's own (tied) embedding rows of the draft vocabulary and
-its output norm from the target's final norm. The draft vocabulary: the --draft-vocab most frequent target argmax
+its output norm from the target's final norm. `--target-rows` (eagle only) keeps EAGLE-1's choice instead: the
+token embedding and the output matrix ARE the target's rows of the draft vocabulary, frozen, and are not stored
+with the head (the exporter reads them back from the target; an UNK row = their mean). On Qwen2.5-1.5B that is
+what keeps the committed head under 40 MB: 2 x 16,384 x 1,536 rows would be 54 MB at Q8_0 on their own. The draft vocabulary: the --draft-vocab most frequent target argmax
 ids of the training split, plus the stop ids 0, 1, 2.
 
 Offline eval (held-out documents, a fixed sample of positions): per depth, how often the head's first candidate
@@ -290,14 +293,18 @@ def train(a) -> int:
     # initialise from the target: output rows, output norm; ctc/eagle small random elsewhere, eagle fc = pass-through
     init = gdh.random_weights(kind, H, vd, d["slots"], d["window"], d.get("ffn", 0), a.seed,
                               cache.head_rows[vocab], cache.final_norm)
-    if kind == "eagle":
-        init["embed.weight"][:vd] = cache.head_rows[vocab]
-        init["embed.weight"][vd] = cache.head_rows[vocab].mean(0)
+    if kind == "eagle":  # embedding and output rows = the target's (the exporter rebuilds them the same way)
+        init.update(gdh.target_rows_weights(cache.head_rows, vocab))
     load_into(M, init)
+    if a.target_rows:
+        for name in gdh.TARGET_ROWS:
+            M.get_parameter(name).requires_grad_(False)
+        arch["target_rows"] = list(gdh.TARGET_ROWS)
     n_params = sum(p.numel() for p in M.parameters())
-    log(f"{kind}: {n_params / 1e6:.2f}M parameters, {json.dumps(arch)}")
-    decay = [p for _, p in M.named_parameters() if p.dim() >= 2]
-    no_decay = [p for _, p in M.named_parameters() if p.dim() < 2]
+    n_trained = sum(p.numel() for p in M.parameters() if p.requires_grad)
+    log(f"{kind}: {n_params / 1e6:.2f}M parameters ({n_trained / 1e6:.2f}M trained), {json.dumps(arch)}")
+    decay = [p for _, p in M.named_parameters() if p.dim() >= 2 and p.requires_grad]
+    no_decay = [p for _, p in M.named_parameters() if p.dim() < 2 and p.requires_grad]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95))
     N, W, L = d["slots"], d["window"], a.label_len
@@ -455,7 +462,10 @@ def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopp
     import torch
     from safetensors.torch import save_file
     os.makedirs(a.out, exist_ok=True)
-    sd = {k: v.detach().to(torch.float16).contiguous() for k, v in state_dict_names(M.state_dict()).items()}
+    # frozen target rows (--target-rows) are the target's, not the head's: the exporter reads them from the target
+    skip = set(arch.get("target_rows") or ())
+    sd = {k: v.detach().to(torch.float16).contiguous() for k, v in state_dict_names(M.state_dict()).items()
+          if k not in skip}
     save_file(sd, os.path.join(a.out, "model.safetensors"))
     with open(os.path.join(a.out, "draft_vocab.json"), "w") as f:
         json.dump([int(i) for i in vocab], f)
@@ -508,6 +518,8 @@ def main(argv=None) -> int:
     r.add_argument("--warmup", type=int, default=100)
     r.add_argument("--ce-weight", type=float, default=0.5, help="eagle: soft CE weight (feature loss weight 1)")
     r.add_argument("--feature-noise", type=float, default=0.0, help="eagle: relative Gaussian noise on inputs")
+    r.add_argument("--target-rows", action="store_true",
+                   help="eagle: embedding and output rows = the target's own, frozen, not stored (EAGLE-1)")
     r.add_argument("--max-minutes", type=float, default=90.0)
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
@@ -520,6 +532,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "parity":
         return 0 if max(parity_random(k) for k in gdh.KINDS) < 1e-4 else 1
+    if a.target_rows and a.kind != "eagle":
+        raise SystemExit("--target-rows is for --kind eagle (its embedding and output rows come from the target)")
     if a.batch is None:
         a.batch = {"medusa": 256, "ctc": 128, "eagle": 16}[a.kind]
     random.seed(a.seed)

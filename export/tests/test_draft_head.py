@@ -323,6 +323,48 @@ def test_trained_head_exports_and_matches_reference(kind, tmp_path):
         assert np.abs(outs[name][0] - r).max() < 1e-4 * max(1.0, np.abs(r).max()), name
 
 
+@pytest.mark.skipif(not os.path.exists(os.path.join(TINY, "manifest.json")), reason="make fixtures")
+def test_target_rows_eagle_takes_its_embedding_and_output_rows_from_the_target(tmp_path):
+    """An EAGLE head trained with --target-rows stores no embedding or output rows; reading it needs the target,
+    and the export then holds the target's own rows of the draft vocabulary (fp16-rounded, as the cache holds
+    them), the embedding's UNK row their mean, and still equals the numpy reference."""
+    from safetensors.numpy import save_file
+
+    tgt = gdh.read_target(TINY)
+    H, V = tgt["hidden_size"], tgt["vocab_size"]
+    rows_all, fnorm = gdh.target_head_rows(TINY)
+    vocab = sorted(set(range(0, V, 3)) | set(gdh.STOP_IDS))[:96]
+    cfg = dict(gdh.DEFAULTS["eagle"], hidden_size=H, heads=4, ffn=2 * H, target_rows=list(gdh.TARGET_ROWS))
+    w = gdh.random_weights("eagle", H, len(vocab), cfg["slots"], cfg["window"], cfg["ffn"], 0, rows_all[vocab], fnorm)
+    folder = tmp_path / "trained"
+    folder.mkdir()
+    save_file({k: v.astype(np.float16) for k, v in w.items() if k not in gdh.TARGET_ROWS},
+              str(folder / "model.safetensors"))
+    (folder / "draft_vocab.json").write_text(json.dumps(vocab))
+    man = {"head": {"kind": "eagle"}, "architecture": cfg, "target": tgt, "draft_vocab": {"coverage": 0.9},
+           "training": {"steps_done": 0, "wall_seconds": 0.0}}
+    (folder / "MANIFEST.json").write_text(json.dumps(man))
+    with pytest.raises(ValueError, match="--target-rows"):
+        gdh.read_trained(str(folder))  # negative control: without the target the rows are missing
+    _, got, _, _, _ = gdh.read_trained(str(folder), TINY)
+    expect = rows_all.astype(np.float16).astype(np.float32)[vocab]
+    assert np.array_equal(got["lm_head.weight"], expect)
+    assert np.array_equal(got["embed.weight"][:-1], expect)
+    assert np.allclose(got["embed.weight"][-1], expect.mean(0))
+
+    class A:
+        path, target, out, random, no_check, precision = str(folder), TINY, str(tmp_path / "out"), False, False, "fp32"
+    gdh.main_export(A)
+    cfg_x = dict(cfg, index=gdh.draft_index(vocab, V), draft_vocab_size=len(vocab))
+    feeds = _inputs("eagle", cfg_x, np.random.default_rng(0), V=V, S=6)
+    sess = _session(A.out)
+    outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    ref = gdh.reference("eagle", got, cfg_x, feeds["hidden_states"][0], input_ids=feeds["input_ids"][0])
+    for name, r in ref.items():
+        r = _graph_rows("eagle", r)
+        assert np.abs(outs[name][0] - r).max() < 1e-4 * max(1.0, np.abs(r).max()), name
+
+
 def test_self_distill_needs_the_engine_and_its_config_together():
     # bad flags are a clear argparse error (exit 2), before any data is fetched
     import pytest

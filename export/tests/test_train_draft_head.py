@@ -1,0 +1,70 @@
+"""The draft-head recipe end to end on the tiny target (export/train_draft_head.py; runs where torch is, i.e. in the
+training venv: `make test-train-heads`): an engine-made cache, a short EAGLE run with `--target-rows`, the saved
+folder without the target's rows, and the export that reads them back. Needs the head_cache example binary
+(`cargo test` or `cargo build --release --example head_cache`) and `make fixtures`."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")  # only the training venv has torch
+
+from export import graph_draft_head as gdh  # noqa: E402
+from export import head_data  # noqa: E402
+from export import train_draft_head  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TINY_HS = os.path.join(ROOT, "models", "tiny-fp32-hs")
+
+
+def _binary():
+    found = [p for p in (os.path.join(ROOT, "target", b, "examples", "head_cache") for b in ("debug", "release"))
+             if os.path.isfile(p)]
+    if not found or not os.path.exists(os.path.join(TINY_HS, "manifest.json")):
+        pytest.skip("needs the head_cache example and make fixtures")
+    return max(found, key=os.path.getmtime)
+
+
+def test_eagle_with_target_rows_trains_saves_without_them_and_exports(tmp_path):
+    rng = np.random.default_rng(3)
+    docs = [{"id": f"doc/{i}", "source": src, "split": split, "ids": [int(t) for t in rng.integers(0, 300, size=n)]}
+            for i, (src, split, n) in enumerate([("code", "train", 400), ("prose", "train", 200),
+                                                  ("code", "eval", 120), ("prose", "eval", 80)])]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    with open(cache / "docs.jsonl", "w") as f:
+        f.writelines(json.dumps(d) + "\n" for d in docs)
+    (cache / "SOURCES.json").write_text(json.dumps({"sources": {}, "bench_exclusion": {}, "split": "test"}))
+    assert head_data.main(["cache", "--backend", "engine", "--engine-bin", _binary(), "--target", TINY_HS,
+                           "--out", str(cache), "--threads", "1", "--max-tokens", "3000", "--eval-tokens", "400"]) == 0
+    out = tmp_path / "head"
+    rc = train_draft_head.main(["train", "--kind", "eagle", "--target-rows", "--heads", "4", "--ffn", "96",
+                                "--cache", str(cache), "--target", TINY_HS, "--draft-vocab", "96", "--steps", "12",
+                                "--warmup", "2", "--batch", "4", "--eval-positions", "20", "--out", str(out)])
+    assert rc == 0
+    man = json.load(open(out / "MANIFEST.json"))
+    assert man["architecture"]["target_rows"] == list(gdh.TARGET_ROWS)
+    from safetensors.numpy import load_file
+    stored = load_file(str(out / "model.safetensors"))
+    assert not set(gdh.TARGET_ROWS) & set(stored) and "fc.weight" in stored
+    # read back: the rows are the target's (the recipe kept them frozen)
+    _, w, _, vocab, _ = gdh.read_trained(str(out), TINY_HS)
+    rows = gdh.target_head_rows(TINY_HS)[0].astype(np.float16).astype(np.float32)[vocab]
+    assert np.array_equal(w["lm_head.weight"], rows)
+    # and the trained part moved (the run did train): fc is no longer its pass-through start
+    H = rows.shape[1]
+    assert np.abs(w["fc.weight"][:, H:] - np.eye(H)).max() > 1e-3
+    x = tmp_path / "export"
+
+    import argparse
+    gdh.main_export(argparse.Namespace(path=str(out), target=TINY_HS, out=str(x), random=False, no_check=False,
+                                       precision="fp32"))
+    assert json.load(open(x / "manifest.json"))["head"]["kind"] == "eagle"
+
+
+def test_target_rows_is_refused_for_other_kinds(tmp_path):
+    # before any data is read: the cache path does not even exist
+    with pytest.raises(SystemExit, match="--target-rows is for --kind eagle"):
+        train_draft_head.main(["train", "--kind", "medusa", "--target-rows", "--cache", str(tmp_path / "none"),
+                               "--target", TINY_HS, "--out", str(tmp_path / "h")])
