@@ -622,7 +622,7 @@ qwen-eagle-head: $(QWEN_HEAD_CACHE)/index.json
 $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json: export/trained/qwen1.5b-eagle-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
 	$(VPY) -m export draft-head export/trained/qwen1.5b-eagle-head --target $(QWEN_GGML_HS) --precision q8_0 \
 		--out $(QWEN_GGML_HS)-eagle-head-q8_0
-qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
+qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
 .PHONY: bench-qwen-heads
 bench-qwen-heads: setup datasets release peer qwen-head-models $(QWEN_GGML)-f16kv/manifest.json
 	./target/release/specrt bench --config configs/bench/heads-qwen.yaml --out bench-out/heads-qwen

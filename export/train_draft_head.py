@@ -476,7 +476,8 @@ def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopp
         "model": os.path.basename(os.path.normpath(a.out)), "final": True, "stopped_by": stopped,
         "head": {"kind": kind, "slots": arch["slots"], "window": arch["window"], "draft_vocab_size": len(vocab),
                  "blank_id": len(vocab) if kind == "ctc" else None, "label_len": a.label_len if kind == "ctc" else None},
-        "architecture": arch, "parameters": n_params, "target": target,
+        "architecture": arch, "parameters": n_params,
+        "parameters_trained": sum(p.numel() for p in M.parameters() if p.requires_grad), "target": target,
         "draft_vocab": {"file": "draft_vocab.json", "size": len(vocab), "rule": f"the {a.draft_vocab} most frequent "
                         f"target argmax ids of the training split + ids {list(always)} (special/stop); sorted by target id",
                         **cov},
