@@ -25,8 +25,9 @@ The output matrix of every head starts from the target's own (tied) embedding ro
 its output norm from the target's final norm. `--target-rows` (eagle only) keeps EAGLE-1's choice instead: the
 token embedding and the output matrix ARE the target's rows of the draft vocabulary, frozen, and are not stored
 with the head (the exporter reads them back from the target; an UNK row = their mean). On Qwen2.5-1.5B that is
-what keeps the committed head under 40 MB: 2 x 16,384 x 1,536 rows would be 54 MB at Q8_0 on their own. The draft vocabulary: the --draft-vocab most frequent target argmax
-ids of the training split, plus the stop ids 0, 1, 2.
+what keeps the committed head under 40 MB: 2 x 16,384 x 1,536 rows would be 54 MB at Q8_0 on their own.
+The draft vocabulary: the --draft-vocab most frequent target argmax ids of the training split, plus the stop ids
+0, 1, 2 and the target's own stop ids.
 
 Offline eval (held-out documents, a fixed sample of positions): per depth, how often the head's first candidate
 equals the target's argmax (independent), and how often the whole chain up to that depth does (cumulative =
