@@ -534,7 +534,7 @@ def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_v
 def target_rows_weights(head_rows: np.ndarray, vocab: list) -> dict:
     """The `TARGET_ROWS` weights of a `--target-rows` EAGLE head from the target's output-head rows [V, H]: rounded
     through float16 first, as the training cache stores them, so the export holds what the head was trained with."""
-    rows = np.asarray(head_rows, np.float16).astype(np.float32)[np.asarray(vocab, np.int64)]
+    rows = np.asarray(head_rows)[np.asarray(vocab, np.int64)].astype(np.float16).astype(np.float32)
     return {"embed.weight": np.concatenate([rows, rows.mean(0, keepdims=True)], 0), "lm_head.weight": rows}
 
 

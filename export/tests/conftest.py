@@ -76,3 +76,28 @@ def smollm2_export(tmp_path_factory, smollm2_ck):
         return cache[key]
 
     return get
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TINY_HS = os.path.join(ROOT, "models", "tiny-fp32-hs")
+
+
+def need(path: str, what: str) -> None:
+    """Skip when `path` is missing (FAIL under SPECRT_REQUIRE_REAL=1, as `make test` runs)."""
+    if not os.path.exists(path):
+        msg = f"{path} missing ({what})"
+        if os.environ.get("SPECRT_REQUIRE_REAL"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def head_cache_binary():
+    """The newest build of examples/rust/head_cache.rs (debug from `cargo test`, or release), with the tiny
+    hidden-states target it is tested on."""
+    found = [p for p in (os.path.join(ROOT, "target", b, "examples", "head_cache") for b in ("debug", "release"))
+             if os.path.isfile(p)]
+    if not found:
+        need(os.path.join(ROOT, "target", "debug", "examples", "head_cache"), "cargo test builds it")
+    need(os.path.join(TINY_HS, "manifest.json"), "make fixtures")
+    return max(found, key=os.path.getmtime)

@@ -11,29 +11,16 @@ import pytest
 from export import head_data
 from export.head_data import EngineTarget
 from export.ort_runner import OrtDecoder
+from export.tests.conftest import need
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TINY_HS = os.path.join(ROOT, "models", "tiny-fp32-hs")
 TINY = os.path.join(ROOT, "models", "tiny-fp32")
 
 
-def _need(path, what):
-    if not os.path.exists(path):
-        msg = f"{path} missing ({what})"
-        if os.environ.get("SPECRT_REQUIRE_REAL"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-
-
 @pytest.fixture(scope="module")
-def binary():
-    """The newest build of the example (debug from `cargo test`, or release)."""
-    found = [p for p in (os.path.join(ROOT, "target", b, "examples", "head_cache") for b in ("debug", "release"))
-             if os.path.isfile(p)]
-    if not found:
-        _need(os.path.join(ROOT, "target", "debug", "examples", "head_cache"), "cargo test builds it")
-    _need(os.path.join(TINY_HS, "manifest.json"), "make fixtures")
-    return max(found, key=os.path.getmtime)
+def binary(head_cache_binary):
+    return head_cache_binary
 
 
 def test_engine_rows_equal_onnxruntime_on_the_same_graph(binary):
@@ -85,7 +72,7 @@ def test_a_cache_run_through_the_engine_writes_what_the_trainer_reads(binary, tm
 def test_bad_engine_input_is_a_clear_error(binary, tmp_path):
     with pytest.raises(SystemExit, match="not a file"):
         EngineTarget(str(tmp_path / "no-such-binary"), TINY_HS)
-    _need(os.path.join(TINY, "manifest.json"), "make fixtures")
+    need(os.path.join(TINY, "manifest.json"), "make fixtures")
     eng = EngineTarget(binary, TINY, threads=1)  # loads: the error comes with the first pass
     with pytest.raises(SystemExit, match="head_cache exited"):
         eng.forward([1, 2, 3])

@@ -1,7 +1,7 @@
 """The draft-head recipe end to end on the tiny target (export/train_draft_head.py; runs where torch is, i.e. in the
 training venv: `make test-train-heads`): an engine-made cache, a short EAGLE run with `--target-rows`, the saved
 folder without the target's rows, and the export that reads them back. Needs the head_cache example binary
-(`cargo test` or `cargo build --release --example head_cache`) and `make fixtures`."""
+(`cargo test` or `cargo build --release --example head_cache`) and `make fixtures` (conftest.head_cache_binary)."""
 import json
 import os
 
@@ -18,15 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TINY_HS = os.path.join(ROOT, "models", "tiny-fp32-hs")
 
 
-def _binary():
-    found = [p for p in (os.path.join(ROOT, "target", b, "examples", "head_cache") for b in ("debug", "release"))
-             if os.path.isfile(p)]
-    if not found or not os.path.exists(os.path.join(TINY_HS, "manifest.json")):
-        pytest.skip("needs the head_cache example and make fixtures")
-    return max(found, key=os.path.getmtime)
-
-
-def test_eagle_with_target_rows_trains_saves_without_them_and_exports(tmp_path):
+def test_eagle_with_target_rows_trains_saves_without_them_and_exports(head_cache_binary, tmp_path):
     rng = np.random.default_rng(3)
     docs = [{"id": f"doc/{i}", "source": src, "split": split, "ids": [int(t) for t in rng.integers(0, 300, size=n)]}
             for i, (src, split, n) in enumerate([("code", "train", 400), ("prose", "train", 200),
@@ -36,7 +28,7 @@ def test_eagle_with_target_rows_trains_saves_without_them_and_exports(tmp_path):
     with open(cache / "docs.jsonl", "w") as f:
         f.writelines(json.dumps(d) + "\n" for d in docs)
     (cache / "SOURCES.json").write_text(json.dumps({"sources": {}, "bench_exclusion": {}, "split": "test"}))
-    assert head_data.main(["cache", "--backend", "engine", "--engine-bin", _binary(), "--target", TINY_HS,
+    assert head_data.main(["cache", "--backend", "engine", "--engine-bin", head_cache_binary, "--target", TINY_HS,
                            "--out", str(cache), "--threads", "1", "--max-tokens", "3000", "--eval-tokens", "400"]) == 0
     out = tmp_path / "head"
     rc = train_draft_head.main(["train", "--kind", "eagle", "--target-rows", "--heads", "4", "--ffn", "96",
