@@ -269,6 +269,9 @@ train-nat: train-env translation-pairs
 # rows only (real tokens compute the base model: SPACE's output is the base model's own greedy output).
 SPACE_TRAINED := export/trained/smollm2-space
 SPACE_MODEL := $(MODELS)/smollm2-135m-instruct-int4-space
+# The same adapter on the engine's kernels (its low-rank path inside MatMulGgml): tests/space_decoding.rs, the SPACE
+# pipeline (configs/smollm2-space.yaml).
+SMOL_GGML_SPACE := $(MODELS)/smollm2-135m-instruct-int4-ggml-space
 SPACE_K ?= 4
 # The committed run's recipe (export/trained/smollm2-space/MANIFEST.json): 240 steps of 48 mask groups took
 # 2,772 s at 1 thread (11.5 s/step, AMD EPYC), so the 55-minute budget is a guard, not the stopper.
@@ -287,7 +290,7 @@ train-space: $(TRAIN_VENV)/.space-stamp
 		--max-minutes $(SPACE_MINUTES) --out $(SPACE_TRAINED)
 test-train-space: $(TRAIN_VENV)/.space-stamp
 	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_space_train.py
-space-model: $(SPACE_MODEL)/manifest.json
+space-model: $(SPACE_MODEL)/manifest.json $(SMOL_GGML_SPACE)/manifest.json
 $(SPACE_MODEL)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --out $(SPACE_MODEL)
 # Quality of the SPACE export against the base (held-out NLL, HumanEval pass@1): int4 base vs int4 SPACE, same run.
@@ -326,7 +329,7 @@ gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json
 	  sha256sum "$$gguf" > .gpu/gguf.sha256 && split -b 58M "$$gguf" .gpu/gguf.part-
 	ls -la .gpu
 
-fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL))
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL) $(SMOL_GGML_SPACE))
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:
@@ -546,7 +549,6 @@ bench-heads: setup datasets release head-models $(SMOL_DEFAULT)/manifest.json \
 # Draft heads, prompt lookup and SPACE on the engine-kernel exports (no padding): the same trained heads and SPACE
 # adapter, exported against models/smollm2-135m-instruct-int4-ggml-hs / -ggml-space.
 SMOL_GGML_HS := $(MODELS)/smollm2-135m-instruct-int4-ggml-hs
-SMOL_GGML_SPACE := $(MODELS)/smollm2-135m-instruct-int4-ggml-space
 $(SMOL_GGML_HS)/manifest.json: $(VENV)/.stamp
 	$(VPY) -m export smollm2 --precision int4 --hidden-states --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_HS)
 $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
@@ -561,6 +563,15 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trai
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
+# SPACE on the engine kernels (issue 13; docs/SPACE.md "On the engine's kernels"): the pass-cost curve that chose k
+# (examples/rust/pass_cost.rs), then the bench matrix (guard off and on, the MatMulNBits SPACE export beside it).
+.PHONY: bench-space-kernels
+bench-space-kernels: setup datasets release space-model $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	cargo build --release --example pass_cost
+	./target/release/examples/pass_cost $(MODELS)/smollm2-135m-instruct-int4-ggml $(SMOL_GGML_SPACE) --context 256 --max 9 \
+		--out bench-out/space-kernels-smollm2/pass-cost.json
+	./target/release/specrt bench --config configs/bench/space-kernels-smollm2.yaml --out bench-out/space-kernels-smollm2
+
 .PHONY: bench-kernels-heads
 bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
 		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json \

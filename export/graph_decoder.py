@@ -10,6 +10,8 @@ SPACE exports with a mask-only adapter (export/space_merge.py `lowrank`) add to 
 low-rank path gated to the mask rows: gate = Cast(Equal(input_ids, mask_id)) as [B, T, 1], computed once, then
 y = W x + ((x * gate) @ A^T) @ (B^T * alpha / r). A real token's path is exactly 0, so its logits are the plain
 export's bit for bit, and the base weights stay as the plain export packs them (int4 Q4_1 + offset included).
+With `--linear-kernel ggml` the path runs inside MatMulGgml instead (inputs 3-5: A and B^T as Q8_0 blocks, and the
+bool mask-row flags), on the mask rows only: four graph nodes per projection cost the export's one-token step ~29%.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from .checkpoint import Checkpoint, LayerWeights, QuantTensor, as_float
+from .ggml_blocks import ggml_encode
 from .quantize import PackedMatrix, pack_weight
 
 OPSET = 23  # RMSNormalization is an opset-23 op; ORT 1.31 implements opset 23
@@ -126,6 +129,17 @@ class _Graph:
         return outs[0] if len(outs) == 1 else outs
 
 
+def lowrank_up_blocks(b_t: np.ndarray) -> np.ndarray:
+    """B^T [r, N] as Q8_0 blocks along N, stored column block by column block: uint8 [N / 32, r * 34], block
+    (j, b) at row b, slot j (MatMulGgml's input 4, engine/kernels/low_rank.rs: a column task reads one contiguous
+    run instead of r scattered rows)."""
+    r, n = b_t.shape
+    if n % 32:
+        raise ValueError(f"low-rank B^T has {n} columns, not a multiple of 32")
+    blocks = ggml_encode(np.ascontiguousarray(b_t, np.float32), "Q8_0").reshape(r, n // 32, 34)
+    return np.ascontiguousarray(blocks.transpose(1, 0, 2).reshape(n // 32, r * 34))
+
+
 def _concat_packed(parts: list) -> PackedMatrix:
     """Concatenate PackedMatrix parts along N (rows): exact, every row is independent in MatMulNBits."""
     if len(parts) == 1:
@@ -194,6 +208,9 @@ class _Builder:
         self.errors = []  # (tensor name, error dict) for re-quantized weights
         self.exact_all = True
         self.offset_terms = 0
+        self.lowrank_in_kernel = 0  # projections whose SPACE adapter runs inside MatMulGgml (inputs 3-5)
+        self.space_is_mask: Optional[str] = None  # bool [B, T], set by build() for a SPACE adapter
+        self.space_gate: Optional[str] = None  # float [B, T, 1], made on first use by _gated_lowrank
 
     # -- linear layers ---------------------------------------------------------------------------------
     def linear(self, x: str, weights: list, name: str, bias: Optional[np.ndarray] = None,
@@ -217,16 +234,33 @@ class _Builder:
                     runs[-1][1].append(w)
                 else:
                     runs.append((w.ggml_type, [w]))
-            outs = []
+            a_name = None
+            if lowrank is not None:
+                self._check_lowrank(name, *lowrank)
+                # A [r, K] as Q8_0 blocks, shared by the type runs (export/ggml_blocks.py, llama.cpp's layout)
+                a_name = g.init(f"{name}.space_a_q8_0", ggml_encode(np.ascontiguousarray(lowrank[0].T), "Q8_0"))
+            outs, col = [], 0
             for i, (t, part) in enumerate(runs):
                 blocks = np.ascontiguousarray(np.concatenate([w.blocks.reshape(w.shape[0], -1) for w in part]))
                 n, k = blocks.shape[0], part[0].shape[1]
                 suffix = "" if len(runs) == 1 else f".{i}"
-                outs.append(g.op("MatMulGgml", [x, g.init(f"{name}{suffix}.ggml_blocks", blocks)], domain=SPECRT,
-                                 name=f"{name}{suffix}/MatMulGgml", K=k, N=n, ggml_type=t))
+                ins = [x, g.init(f"{name}{suffix}.ggml_blocks", blocks)]
+                if lowrank is not None:
+                    # The SPACE adapter inside the node, on the mask rows only (inputs 3-5 of MatMulGgml): one node
+                    # per projection instead of four, and a step without masks reads one flag per row.
+                    b_t = lowrank[1]
+                    ins += ["", a_name,
+                            g.init(f"{name}{suffix}.space_b_t_q8_0", lowrank_up_blocks(b_t[:, col:col + n])),
+                            self.space_is_mask]
+                outs.append(g.op("MatMulGgml", ins, domain=SPECRT, name=f"{name}{suffix}/MatMulGgml", K=k, N=n,
+                                 ggml_type=t))
                 self.ggml_nodes[t] = self.ggml_nodes.get(t, 0) + 1
+                col += n
             y = outs[0] if len(outs) == 1 else g.op("Concat", outs, name=f"{name}/Concat", axis=-1)
             eff = np.concatenate([w.dequantize() for w in weights])
+            if lowrank is not None:
+                self.lowrank_in_kernel += 1
+                lowrank = None  # applied inside the node
         else:
             p = _concat_packed([pack_weight(w, bits, self.requantize) for w in weights])
             if p.error:
@@ -268,11 +302,19 @@ class _Builder:
             return False
         return all(w.shape[1] % (256 if w.ggml_type.endswith("_K") else 32) == 0 for w in weights)
 
+    @staticmethod
+    def _check_lowrank(name: str, a_t: np.ndarray, b_t: np.ndarray) -> None:
+        if a_t.ndim != 2 or b_t.ndim != 2 or a_t.shape[1] != b_t.shape[0]:
+            raise ValueError(f"{name}: low-rank factors {a_t.shape} x {b_t.shape} do not chain")
+
     def _gated_lowrank(self, x: str, y: str, name: str, a_t: np.ndarray, b_t: np.ndarray) -> str:
         """y + ((x * gate) @ A^T) @ B^T: the SPACE adapter on mask rows only (gate = 0 rows add exactly 0)."""
         g = self.g
-        if a_t.shape[1] != b_t.shape[0]:
-            raise ValueError(f"{name}: low-rank factors {a_t.shape} x {b_t.shape} do not chain")
+        self._check_lowrank(name, a_t, b_t)
+        if self.space_gate is None:
+            gate = g.op("Cast", [self.space_is_mask], name="space/GateCast", to=self.tdtype)
+            self.space_gate = g.op("Unsqueeze", [gate, g.init("space.gate_axes", np.array([-1], np.int64))],
+                                   name="space/Gate")
         xg = g.op("Mul", [x, self.space_gate], name=f"{name}/space/Gate")
         z = g.op("MatMul", [xg, g.init(f"{name}.space_a_t", a_t.astype(self.fdtype))], name=f"{name}/space/A")
         z = g.op("MatMul", [z, g.init(f"{name}.space_b_t", b_t.astype(self.fdtype))], name=f"{name}/space/B")
@@ -323,9 +365,7 @@ class _Builder:
             # [B, T, 1]: 1.0 at mask-token rows; every adapted projection multiplies its input by it
             is_mask = g.op("Equal", ["input_ids", g.init("space.mask_token_id", np.array(cfg.vocab_size, np.int64))],
                            name="space/IsMask")
-            gate = g.op("Cast", [is_mask], name="space/GateCast", to=self.tdtype)
-            self.space_gate = g.op("Unsqueeze", [gate, g.init("space.gate_axes", np.array([-1], np.int64))],
-                                   name="space/Gate")
+            self.space_is_mask = is_mask  # bool [B, T]: MatMulGgml's lowrank_gate, and the float gate's source
         emb_name = g.init("embed_tokens.weight", embed.astype(self.fdtype))
         h = g.op("Gather", [emb_name, "input_ids"], name="embed/Gather", axis=0)
         cos, sin = rope_cache(D, cfg.rope_theta, cfg.max_position_embeddings)
@@ -438,6 +478,9 @@ class _Builder:
             kinds = ", ".join(f"{c} x {t}" for t, c in sorted(self.ggml_nodes.items()))
             notes.append(f"linear layers: ai.specrt MatMulGgml over the GGUF blocks as stored ({kinds}); int8 "
                          "activations per 32-block; batch-invariant; runs only in the specrt engine")
+        if self.lowrank_in_kernel:
+            notes.append(f"SPACE: the float low-rank adapter runs inside MatMulGgml on mask-token rows only "
+                         f"({self.lowrank_in_kernel} projections; real tokens compute exactly the base weights)")
         if self.attention_kernel == "specrt":
             notes.append("attention: ai.specrt BatchInvariantAttention (GroupQueryAttention's contract, one query row at a "
                          "time: a decode step equals a row of a verification pass); runs only in the specrt engine")

@@ -162,6 +162,41 @@ impl Projection<'_> {
 /// If the shapes disagree, `columns_per_task` is not a positive multiple of 16, or panels are given to an
 /// instruction set that does not use them (`isa` must come from [`Isa::detect`]).
 pub fn matmul_parallel(isa: Isa, w: Projection, x: &Q8Rows, y: &mut [f32], columns_per_task: usize, par: &dyn ParallelFor) {
+    matmul_parallel_then(isa, w, x, y, columns_per_task, par, &NoColumnWork);
+}
+
+/// Work a column task does around its part of the product (see [`matmul_parallel_then`]).
+pub trait ColumnWork: Sync {
+    /// Called when the task for columns `cols` starts, before any of its multiplies (e.g. prefetches).
+    fn before(&self, cols: Range<usize>);
+    /// Called when the task has written its columns `cols` of every row of `y` (the output's start, rows x N
+    /// row-major); it may write those columns and nothing else.
+    fn after(&self, cols: Range<usize>, y: *mut f32);
+}
+
+/// No work around the product.
+pub struct NoColumnWork;
+
+impl ColumnWork for NoColumnWork {
+    fn before(&self, _cols: Range<usize>) {}
+    fn after(&self, _cols: Range<usize>, _y: *mut f32) {}
+}
+
+/// [`matmul_parallel`], with `work.before(cols)` and `work.after(cols, y)` in each column task around its part of
+/// the product: work on the product's columns without a second round of tasks (the SPACE adapter's low-rank path,
+/// kernels/low_rank.rs).
+///
+/// # Panics
+/// As [`matmul_parallel`].
+pub fn matmul_parallel_then(
+    isa: Isa,
+    w: Projection,
+    x: &Q8Rows,
+    y: &mut [f32],
+    columns_per_task: usize,
+    par: &dyn ParallelFor,
+    work: &dyn ColumnWork,
+) {
     let n = w.n();
     assert_eq!(x.blocks_per_row() * BLOCK, w.k(), "activation width != K");
     assert_eq!(y.len(), x.rows() * n, "output size != rows x N");
@@ -172,14 +207,16 @@ pub fn matmul_parallel(isa: Isa, w: Projection, x: &Q8Rows, y: &mut [f32], colum
     let out = SyncPtr(y.as_mut_ptr());
     let task = |t: usize| {
         let cols = t * columns_per_task..((t + 1) * columns_per_task).min(n);
+        work.before(cols.clone());
         // SAFETY: `y` holds rows x n floats and task t writes only its columns (whole panels); K and the panel
         // kernel were checked above.
         unsafe {
             match w {
-                Projection::Panels(p) => matmul_panel_columns(isa, p, x, cols, out.ptr(), n),
-                Projection::Blocks(m) => matmul_columns(isa, m, x, cols, out.ptr(), n),
+                Projection::Panels(p) => matmul_panel_columns(isa, p, x, cols.clone(), out.ptr(), n),
+                Projection::Blocks(m) => matmul_columns(isa, m, x, cols.clone(), out.ptr(), n),
             }
         }
+        work.after(cols, out.ptr());
     };
     par.run(n.div_ceil(columns_per_task), &task);
 }

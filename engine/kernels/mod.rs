@@ -5,6 +5,7 @@
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
 //! - [`encoder_layer`]: one pre-norm encoder layer (norms, block-matmul projections, bidirectional attention,
 //!   SwiGLU) in one call, the CTC NAT's.
+//! - [`low_rank`]: `y[r] += (x[r] @ A^T) @ B^T` on the rows a gate selects (SPACE's mask-only adapter).
 //! - [`half`]: fp16 conversions (exact widening, round-to-nearest-even narrowing) and the KV element types.
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
@@ -29,6 +30,7 @@ mod block_matmul_avx512;
 pub mod block_matrix;
 pub mod encoder_layer;
 pub mod half;
+pub mod low_rank;
 pub mod panel_matrix;
 mod panel_operands;
 pub mod parallel;

@@ -134,3 +134,43 @@ def test_an_fp16_kv_cache_under_float32_activations_needs_the_engine_attention()
     with pytest.raises(ValueError, match="attention_kernel specrt"):
         build_decoder(ck, precision="int4", kv_dtype="fp16")
     assert build_decoder(ck, precision="int4").precision["kv_dtype"] == "float32"
+
+
+def test_a_space_adapter_runs_inside_matmulggml_as_q8_0_factors():
+    # SPACE's mask-only adapter on the engine kernels: inputs 3-5 of each MatMulGgml (A and B^T as Q8_0 blocks,
+    # B^T re-laid column block by column block, and the bool mask-row flags), none of the four float nodes per
+    # projection; the MatMulNBits export keeps the float path (negative control).
+    from export.ggml_blocks import ggml_encode
+    from export.graph_decoder import lowrank_up_blocks
+    from export.tiny import tiny_mask_row
+
+    ck = quantize_checkpoint(tiny_checkpoint(seed=3, layers=2), "Q4_1", embed_type="Q8_0")
+    cfg, rng, r = ck.config, np.random.default_rng(0), 4
+    H, F = cfg.hidden_size, cfg.intermediate_size
+    q_out, kv_out = cfg.num_heads * cfg.head_dim, cfg.num_kv_heads * cfg.head_dim
+    shapes = {"qkv": (H, q_out + 2 * kv_out), "o": (q_out, H), "gate_up": (H, 2 * F), "down": (F, H)}
+    lowrank = [{p: (rng.standard_normal((i, r)).astype(np.float32), rng.standard_normal((r, o)).astype(np.float32))
+                for p, (i, o) in shapes.items()} for _ in range(2)]
+    row = tiny_mask_row(H)
+    res = build_decoder(ck, precision="int4", linear_kernel="ggml", mask_row=row, lowrank=lowrank)
+    nodes = [n for n in _ops(res.model, "MatMulGgml") if not n.name.startswith("lm_head")]
+    adapted = [n for n in nodes if len(n.input) == 6]
+    assert len(adapted) == 8 and len(nodes) == 8, [n.name for n in nodes]
+    assert not [n for n in res.model.graph.node if "/space/" in n.name], "the float low-rank nodes are gone"
+    inits = _inits(res.model)
+    qkv = next(n for n in adapted if n.name.startswith("layers.0.") and "qkv" in n.name)
+    assert qkv.input[2] == ""  # no column selection
+    a_t, b_t = lowrank[0]["qkv"]
+    np.testing.assert_array_equal(inits[qkv.input[3]], ggml_encode(np.ascontiguousarray(a_t.T), "Q8_0"))
+    up = inits[qkv.input[4]]
+    assert up.shape == (b_t.shape[1] // 32, r * 34)
+    rows_major = ggml_encode(b_t, "Q8_0").reshape(r, -1, 34)
+    np.testing.assert_array_equal(up[1, 34 * 2:34 * 3], rows_major[2, 1])  # block (j = 2, column block 1)
+    gate = next(n for n in res.model.graph.node if n.output[0] == qkv.input[5])
+    assert gate.op_type == "Equal"  # bool, straight from input_ids == mask id
+    assert any("MatMulGgml" in note and "mask-token rows" in note for note in res.notes)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        lowrank_up_blocks(np.zeros((4, 40), np.float32))
+    # negative control: the MatMulNBits export of the same adapter keeps the float gated path
+    plain = build_decoder(ck, precision="int4", mask_row=row, lowrank=lowrank)
+    assert [n for n in plain.model.graph.node if n.name.endswith("/space/Add")]

@@ -10,6 +10,11 @@
 //!   per-sentence output shortlist feeds it to the output head (export/README.md, "CTC NAT models"); the selected
 //!   columns are gathered into a reused copy (panels or block rows) and multiplied by the same kernel, and
 //!   `columns = 0..N` runs the whole matrix without a copy;
+//! - inputs 3-5 `lowrank_a`, `lowrank_b_t`, `lowrank_gate` (optional, all three or none): uint8 Q8_0 blocks of
+//!   `A` `[r, K]` (blocks along `K`; `r` = the rank, from the size) and of `B^T` `[r, N]` (blocks along `N`, stored
+//!   column block by column block: `[N / 32, r]` blocks), and bool with one flag per row of `X`: `Y[row] += (X[row] @ A^T) @ B^T` on the rows whose flag is set (SPACE's
+//!   mask-only adapter, engine/kernels/low_rank.rs); other rows are exactly the block product. Not combined with
+//!   `columns`;
 //! - output `Y`: float32 `[..., N]` (or `[..., S]`).
 //!
 //! On CPUs with AVX-512 VNNI the kernel multiplies a 16-column panel copy of `W` ([`PanelMatrix`]), made on the
@@ -28,7 +33,8 @@ use ort::value::{TensorElementType, TensorValueType};
 use ort::AsPointer;
 
 use super::op_io::{ggml_type_attr, input, output, positive_attr, OrtPool, MAX_RANK};
-use crate::kernels::block_matmul::{self, Projection};
+use crate::kernels::block_matmul::{self, ColumnWork, Projection};
+use crate::kernels::low_rank::{LowRank, LowRankScratch};
 use crate::kernels::{BlockFormat, BlockMatrix, Isa, PanelMatrix, Q8Rows};
 
 /// The operator's name in that domain.
@@ -52,6 +58,9 @@ impl Operator for MatMulGgml {
             OperatorInput::required(TensorElementType::Float32),
             OperatorInput::required(TensorElementType::Uint8),
             OperatorInput::optional(TensorElementType::Int64),
+            OperatorInput::optional(TensorElementType::Uint8),
+            OperatorInput::optional(TensorElementType::Uint8),
+            OperatorInput::optional(TensorElementType::Bool),
         ]
     }
 
@@ -74,7 +83,29 @@ impl Operator for MatMulGgml {
         // The panel copy is made here, while the session loads, where W is a constant initializer (it is in every
         // export); `compute` checks it was made from the buffer it is given and re-makes it otherwise.
         let panels = if isa.uses_panels(format) { constant_panels(kctx, 1, format, k, n) } else { None };
-        Ok(MatMulGgmlKernel { node, format, k, n, isa, panels, columns: Vec::new(), gathered: None, gathered_rows: Vec::new() })
+        // The low-rank path's A (Q8_0 [rank, K]) gets its panel copy the same way.
+        let a_rows = |len: usize| len / (k / 32 * BlockFormat::Q8_0.block_bytes());
+        let low_rank_panels = if isa.uses_panels(BlockFormat::Q8_0) {
+            kctx.constant_input::<TensorValueType<u8>>(3)
+                .ok()
+                .and_then(|t| t.try_extract_tensor::<u8>().ok().map(|(_, b)| b.len()))
+                .and_then(|len| constant_panels(kctx, 3, BlockFormat::Q8_0, k, a_rows(len)))
+        } else {
+            None
+        };
+        Ok(MatMulGgmlKernel {
+            node,
+            format,
+            k,
+            n,
+            isa,
+            panels,
+            columns: Vec::new(),
+            gathered: None,
+            gathered_rows: Vec::new(),
+            low_rank: LowRankScratch::default(),
+            low_rank_panels,
+        })
     }
 }
 
@@ -102,6 +133,10 @@ pub(crate) struct MatMulGgmlKernel {
     gathered: Option<PanelMatrix>,
     /// The selected columns' block rows (block-layout kernels), storage reused across calls.
     gathered_rows: Vec<u8>,
+    /// The low-rank path's gated rows and their `x @ A^T` (reused).
+    low_rank: LowRankScratch,
+    /// The panel copy of the low-rank path's `A` and the address and length of the buffer it was made from.
+    low_rank_panels: Option<(usize, usize, PanelMatrix)>,
 }
 
 thread_local! {
@@ -149,6 +184,11 @@ impl Kernel for MatMulGgmlKernel {
         };
         let width = if selected { self.columns.len() } else { self.n };
         let rows = x_len / self.k;
+        // SAFETY: the live context; the three tensors' sizes are checked before use.
+        let low_rank = unsafe { low_rank_inputs(kctx, self.k, self.n, rows) }.map_err(err)?;
+        if low_rank.is_some() && selected {
+            return Err(err("a low-rank path (inputs 3-5) cannot be combined with a column selection (input 2)".into()));
+        }
         let mut yd = xd;
         yd[x_rank - 1] = width as i64;
         // SAFETY: live context, dims of the output's rank.
@@ -177,11 +217,115 @@ impl Kernel for MatMulGgmlKernel {
         };
         // SAFETY: ONNX Runtime allocated the output with `yd`'s shape: rows x width floats, not aliasing X.
         let y = unsafe { std::slice::from_raw_parts_mut(y_ptr as *mut f32, rows * width) };
+        // The low-rank path: its factors checked, A's panel copy (re)made like W's.
+        let factors = match &low_rank {
+            Some(f) => {
+                let a = BlockMatrix::new(BlockFormat::Q8_0, f.rank, self.k, f.a).map_err(|e| err(format!("input lowrank_a: {e}")))?;
+                let key = (f.a.as_ptr() as usize, f.a.len());
+                if self.isa.uses_panels(BlockFormat::Q8_0) && self.low_rank_panels.as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
+                    self.low_rank_panels = PanelMatrix::new(&a).map(|m| (key.0, key.1, m));
+                }
+                Some((a, f.b_t, f.gate))
+            }
+            None => None,
+        };
+        let low_rank = match &factors {
+            Some((a, b_t, gate)) => {
+                let a = match &self.low_rank_panels {
+                    Some((_, _, p)) if self.isa.uses_panels(BlockFormat::Q8_0) => Projection::Panels(p),
+                    _ => Projection::Blocks(a),
+                };
+                Some((LowRank::new(a, b_t, self.k, self.n).map_err(|e| err(e.to_string()))?, *gate))
+            }
+            None => None,
+        };
+        let (isa, scratch) = (self.isa, &mut self.low_rank);
         ROWS.with(|cell| {
             let mut q = cell.borrow_mut();
             q.quantize(xs, rows, self.k);
-            block_matmul::matmul_parallel(self.isa, w, &q, y, COLUMNS_PER_TASK, &OrtPool(kctx));
+            // x @ A^T of the gated rows first, from the activations just quantized; the column sums then run inside
+            // the matmul's own column tasks (engine/kernels/low_rank.rs says why).
+            let gated = match &low_rank {
+                Some((lr, gate)) => lr.prepare(isa, &q, gate, scratch),
+                None => 0,
+            };
+            let work = LowRankColumns { low_rank: low_rank.as_ref().filter(|_| gated > 0).map(|(lr, _)| lr), isa, scratch: &*scratch };
+            block_matmul::matmul_parallel_then(isa, w, &q, y, COLUMNS_PER_TASK, &OrtPool(kctx), &work);
         });
         Ok(())
+    }
+}
+
+/// The low-rank path's column sums inside the matmul's column tasks: its `B^T` blocks prefetched when a task
+/// starts, its products added when the task has written its columns (nothing without gated rows).
+struct LowRankColumns<'a> {
+    low_rank: Option<&'a LowRank<'a>>,
+    isa: Isa,
+    scratch: &'a LowRankScratch,
+}
+
+impl ColumnWork for LowRankColumns<'_> {
+    fn before(&self, cols: std::ops::Range<usize>) {
+        if let Some(lr) = self.low_rank {
+            lr.prefetch_columns(cols);
+        }
+    }
+
+    fn after(&self, cols: std::ops::Range<usize>, y: *mut f32) {
+        if let Some(lr) = self.low_rank {
+            // SAFETY: the matmul hands each task its own columns of y (rows x N), written by it alone.
+            unsafe { lr.add_columns(self.isa, self.scratch, cols, y) };
+        }
+    }
+}
+
+/// The low-rank path's inputs, sizes checked against the projection: Q8_0 bytes of `A` and `B^T`, the rank, and
+/// one gate flag per row.
+struct LowRankInputs<'a> {
+    a: &'a [u8],
+    b_t: &'a [u8],
+    rank: usize,
+    gate: &'a [u8],
+}
+
+/// Inputs 3-5 (`lowrank_a`, `lowrank_b_t`: Q8_0 bytes; `lowrank_gate`: one flag per row), all three or none.
+///
+/// # Safety
+/// `kctx` must be the live kernel context of this call; the slices borrow its tensors, valid for the call.
+unsafe fn low_rank_inputs<'a>(kctx: *mut OrtKernelContext, k: usize, n: usize, rows: usize) -> Result<Option<LowRankInputs<'a>>, String> {
+    let (mut ad, mut bd, mut gd) = ([0i64; MAX_RANK], [0i64; MAX_RANK], [0i64; MAX_RANK]);
+    // SAFETY: the caller's live context.
+    let got = unsafe { (input(kctx, 3, &mut ad), input(kctx, 4, &mut bd), input(kctx, 5, &mut gd)) };
+    let (a, b, g) = match got {
+        (Ok(a), Ok(b), Ok(g)) => (a, b, g),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Err(e.to_string()),
+    };
+    let len = |d: &[i64; MAX_RANK], rank: usize| d[..rank].iter().map(|&v| v.max(0) as usize).product::<usize>();
+    match (a, b, g) {
+        (None, None, None) => Ok(None),
+        (Some((ap, ar)), Some((bp, br)), Some((gp, gr))) => {
+            let (a_len, b_len, g_len) = (len(&ad, ar), len(&bd, br), len(&gd, gr));
+            if g_len != rows {
+                return Err(format!("input lowrank_gate has shape {:?}: {g_len} flags for {rows} rows of X", &gd[..gr]));
+            }
+            let a_row = k / 32 * BlockFormat::Q8_0.block_bytes();
+            let rank = a_len / a_row.max(1);
+            if rank == 0 || a_len != rank * a_row {
+                return Err(format!("input lowrank_a has shape {:?} ({a_len} bytes): not whole Q8_0 rows of K = {k}", &ad[..ar]));
+            }
+            if !n.is_multiple_of(32) {
+                return Err(format!("a low-rank path needs N = {n} to be a multiple of 32 (B^T is Q8_0 blocks along N)"));
+            }
+            // SAFETY: uint8 and bool (one byte each) tensors of exactly these element counts (the declared types).
+            let (a, b_t, gate) = unsafe {
+                (
+                    std::slice::from_raw_parts(ap as *const u8, a_len),
+                    std::slice::from_raw_parts(bp as *const u8, b_len),
+                    std::slice::from_raw_parts(gp as *const u8, g_len),
+                )
+            };
+            Ok(Some(LowRankInputs { a, b_t, rank, gate }))
+        }
+        _ => Err("inputs lowrank_a, lowrank_b_t and lowrank_gate (3-5) go together: all three or none".into()),
     }
 }
