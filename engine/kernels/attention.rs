@@ -45,6 +45,46 @@ pub fn attend<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], visi
     attend_scalar(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out);
 }
 
+/// Query heads per KV head [`attend_group`] takes at once.
+pub const MAX_GROUP: usize = 64;
+
+/// [`attend`] for the `G = qs.len() / d` query heads that share one KV head (grouped-query attention): `qs` holds
+/// their rotated queries (`G x d`), `scores` is scratch of at least `G x visible` values, `out` gets `G x d`. Each
+/// head's result is bit for bit [`attend`]'s (the same operations in the same order for every output value: keys in
+/// blocks of 8 from key 0, each lane's weighted sum in key order from zero), but the keys and values are walked in
+/// blocks of 64 that every head of the group uses while they are in L1, instead of once per head from L2.
+///
+/// # Panics
+/// If a slice is shorter than stated, `qs` is not a whole number of heads of `d`, or the group has more than
+/// [`MAX_GROUP`] heads.
+#[allow(clippy::too_many_arguments)]
+pub fn attend_group<T: KvElem>(
+    qs: &[f32],
+    d: usize,
+    keys: &[T],
+    values: &[T],
+    bias: &[f32],
+    visible: usize,
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
+    assert!(d > 0 && qs.len().is_multiple_of(d) && out.len() == qs.len());
+    let g = qs.len() / d;
+    assert!((1..=MAX_GROUP).contains(&g), "{g} query heads per KV head (at most {MAX_GROUP})");
+    assert!(keys.len() >= visible * d && values.len() >= visible * d && bias.len() >= visible && scores.len() >= g * visible);
+    #[cfg(target_arch = "x86_64")]
+    if d.is_multiple_of(8) && super::Isa::detect().has_avx2() {
+        // SAFETY: AVX2+FMA+F16C detected; lengths checked above.
+        unsafe { avx2::attend_group(qs, d, keys, values, &bias[..visible], scale, &mut scores[..g * visible], out) };
+        return;
+    }
+    for h in 0..g {
+        let s = &mut scores[h * visible..(h + 1) * visible];
+        attend_scalar(&qs[h * d..(h + 1) * d], keys, values, &bias[..visible], scale, s, &mut out[h * d..(h + 1) * d]);
+    }
+}
+
 /// The portable reference: the same steps as the SIMD path, one value at a time.
 fn attend_scalar<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], scale: f32, scores: &mut [f32], out: &mut [f32]) {
     let d = q.len();
@@ -113,6 +153,158 @@ pub(super) mod avx2 {
                 scores[j] = _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a])).mul_add(scale, bias[j]);
                 j += 1;
             }
+            let inv = _mm256_set1_ps(1.0 / softmax_in_place(scores));
+            // The weighted sum walks the value rows once, up to 64 columns (8 registers) per walk: the earlier
+            // column-outer loop read each 256-byte row 8 times, 32 bytes at a time, and at 2,000 cached tokens
+            // a head's values (512 KB) no longer stay in L2 between walks. Each output lane still accumulates
+            // p_j * v_j in key order from zero, so the result is bit-identical to the column-outer loop.
+            let mut c = 0;
+            while c < d {
+                let width = (d - c).min(64) / 8;
+                match width {
+                    8 => weighted_sum::<T, 8>(scores, values, d, c, inv, out),
+                    7 => weighted_sum::<T, 7>(scores, values, d, c, inv, out),
+                    6 => weighted_sum::<T, 6>(scores, values, d, c, inv, out),
+                    5 => weighted_sum::<T, 5>(scores, values, d, c, inv, out),
+                    4 => weighted_sum::<T, 4>(scores, values, d, c, inv, out),
+                    3 => weighted_sum::<T, 3>(scores, values, d, c, inv, out),
+                    2 => weighted_sum::<T, 2>(scores, values, d, c, inv, out),
+                    _ => weighted_sum::<T, 1>(scores, values, d, c, inv, out),
+                }
+                c += width * 8;
+            }
+        }
+    }
+
+    /// Keys per block of [`attend_group`]: 64 rows of 64 f32 values are 16 KB, which stay in L1 for the group.
+    const KEY_BLOCK: usize = 64;
+
+    /// See [`super::attend_group`]. Scores: per key block, per head, the exact steps of [`attend`] for those keys
+    /// (blocks start at multiples of 8, so the groups of 8 are [`attend`]'s; only the last block has a tail).
+    /// Weighted sum: per key block, per head, per 64 columns, the accumulators are loaded from `out`, advanced over
+    /// the block's keys in order and stored back (a store and reload does not round), then scaled once at the end.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn attend_group<T: KvElem>(
+        qs: &[f32],
+        d: usize,
+        keys: &[T],
+        values: &[T],
+        bias: &[f32],
+        scale: f32,
+        scores: &mut [f32],
+        out: &mut [f32],
+    ) {
+        let g = qs.len() / d;
+        let visible = bias.len();
+        // SAFETY: the caller checked every length; loads and stores are unaligned and inside the slices.
+        unsafe {
+            let mut from = 0;
+            while from < visible {
+                let to = (from + KEY_BLOCK).min(visible);
+                for h in 0..g {
+                    let q = qs.as_ptr().add(h * d);
+                    let sc = scores.as_mut_ptr().add(h * visible);
+                    let mut j = from;
+                    while j + 8 <= to {
+                        let mut acc = [_mm256_setzero_ps(); 8];
+                        let mut c = 0;
+                        while c < d {
+                            let qc = _mm256_loadu_ps(q.add(c));
+                            for (t, a) in acc.iter_mut().enumerate() {
+                                *a = _mm256_fmadd_ps(qc, T::load8(keys.as_ptr().add((j + t) * d + c)), *a);
+                            }
+                            c += 8;
+                        }
+                        let dots = hsum8(acc);
+                        let s = _mm256_fmadd_ps(dots, _mm256_set1_ps(scale), _mm256_loadu_ps(bias.as_ptr().add(j)));
+                        _mm256_storeu_ps(sc.add(j), s);
+                        j += 8;
+                    }
+                    while j < to {
+                        let mut a = _mm256_setzero_ps();
+                        let mut c = 0;
+                        while c < d {
+                            a = _mm256_fmadd_ps(_mm256_loadu_ps(q.add(c)), T::load8(keys.as_ptr().add(j * d + c)), a);
+                            c += 8;
+                        }
+                        *sc.add(j) = _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a])).mul_add(scale, bias[j]);
+                        j += 1;
+                    }
+                }
+                from = to;
+            }
+            let mut inv = [0f32; super::MAX_GROUP];
+            for (h, iv) in inv.iter_mut().enumerate().take(g) {
+                *iv = 1.0 / softmax_in_place(&mut scores[h * visible..(h + 1) * visible]);
+            }
+            out.fill(0.0);
+            let mut from = 0;
+            while from < visible {
+                let to = (from + KEY_BLOCK).min(visible);
+                for h in 0..g {
+                    let p = &scores[h * visible + from..h * visible + to];
+                    let mut c = 0;
+                    while c < d {
+                        let width = (d - c).min(64) / 8;
+                        let o = &mut out[h * d..(h + 1) * d];
+                        match width {
+                            8 => accumulate::<T, 8>(p, values, from, d, c, o),
+                            7 => accumulate::<T, 7>(p, values, from, d, c, o),
+                            6 => accumulate::<T, 6>(p, values, from, d, c, o),
+                            5 => accumulate::<T, 5>(p, values, from, d, c, o),
+                            4 => accumulate::<T, 4>(p, values, from, d, c, o),
+                            3 => accumulate::<T, 3>(p, values, from, d, c, o),
+                            2 => accumulate::<T, 2>(p, values, from, d, c, o),
+                            _ => accumulate::<T, 1>(p, values, from, d, c, o),
+                        }
+                        c += width * 8;
+                    }
+                }
+                from = to;
+            }
+            for (h, &iv) in inv.iter().enumerate().take(g) {
+                let iv = _mm256_set1_ps(iv);
+                let o = out.as_mut_ptr().add(h * d);
+                let mut c = 0;
+                while c < d {
+                    _mm256_storeu_ps(o.add(c), _mm256_mul_ps(_mm256_loadu_ps(o.add(c)), iv));
+                    c += 8;
+                }
+            }
+        }
+    }
+
+    /// `acc[c0 .. c0 + 8N] += sum_j p[j] * values[from + j, c0 .. c0 + 8N]` in key order, `acc` (a head's output
+    /// row) loaded once and stored once.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn accumulate<T: KvElem, const N: usize>(p: &[f32], values: &[T], from: usize, d: usize, c0: usize, acc_row: &mut [f32]) {
+        // SAFETY: the caller checked that `values` holds `from + p.len()` rows of `d` values and `c0 + 8N <= d`.
+        unsafe {
+            let mut acc = [_mm256_setzero_ps(); N];
+            for (t, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_loadu_ps(acc_row.as_ptr().add(c0 + t * 8));
+            }
+            for (j, &pj) in p.iter().enumerate() {
+                let pv = _mm256_set1_ps(pj);
+                let row = values.as_ptr().add((from + j) * d + c0);
+                for (t, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(pv, T::load8(row.add(t * 8)), *a);
+                }
+            }
+            for (t, a) in acc.iter().enumerate() {
+                _mm256_storeu_ps(acc_row.as_mut_ptr().add(c0 + t * 8), *a);
+            }
+        }
+    }
+
+    /// `scores[j] = exp(scores[j] - max)` in place; returns their sum: [`attend`]'s softmax steps exactly.
+    #[inline(always)]
+    unsafe fn softmax_in_place(scores: &mut [f32]) -> f32 {
+        let visible = scores.len();
+        // SAFETY: loads inside `scores` (8 at a time, the tail through a padded copy); the caller's target features.
+        unsafe {
             let mut maxv = _mm256_set1_ps(f32::NEG_INFINITY);
             let mut j = 0;
             while j + 8 <= visible {
@@ -136,26 +328,7 @@ pub(super) mod avx2 {
                 sumv = _mm256_add_ps(sumv, e);
                 j += 8;
             }
-            let inv = _mm256_set1_ps(1.0 / hsum(sumv));
-            // The weighted sum walks the value rows once, up to 64 columns (8 registers) per walk: the earlier
-            // column-outer loop read each 256-byte row 8 times, 32 bytes at a time, and at 2,000 cached tokens
-            // a head's values (512 KB) no longer stay in L2 between walks. Each output lane still accumulates
-            // p_j * v_j in key order from zero, so the result is bit-identical to the column-outer loop.
-            let mut c = 0;
-            while c < d {
-                let width = (d - c).min(64) / 8;
-                match width {
-                    8 => weighted_sum::<T, 8>(scores, values, d, c, inv, out),
-                    7 => weighted_sum::<T, 7>(scores, values, d, c, inv, out),
-                    6 => weighted_sum::<T, 6>(scores, values, d, c, inv, out),
-                    5 => weighted_sum::<T, 5>(scores, values, d, c, inv, out),
-                    4 => weighted_sum::<T, 4>(scores, values, d, c, inv, out),
-                    3 => weighted_sum::<T, 3>(scores, values, d, c, inv, out),
-                    2 => weighted_sum::<T, 2>(scores, values, d, c, inv, out),
-                    _ => weighted_sum::<T, 1>(scores, values, d, c, inv, out),
-                }
-                c += width * 8;
-            }
+            hsum(sumv)
         }
     }
 
@@ -289,6 +462,39 @@ mod tests {
         attend(&q, &k, &v, &bias, t, scale, &mut s2, &mut o3);
         assert_ne!(o1, o3);
         assert!(o1.iter().zip(&o3).all(|(a, b)| (a - b).abs() < 2e-3), "fp16 rounding stays small");
+    }
+
+    #[test]
+    fn a_group_of_heads_computes_each_head_bit_for_bit_as_attend() {
+        use crate::kernels::half::F16;
+        // SmolLM2 (3 heads per KV head, d 64), Qwen (6, d 128), one head; key counts across block and tail edges
+        for (g, d, t) in [(3, 64, 150), (6, 128, 67), (1, 64, 9), (3, 64, 64), (2, 72, 130)] {
+            let (qs, k, v) = (data(g * d, 7), data(t * d, 8), data(t * d, 9));
+            let mut bias = data(t, 10);
+            bias[3] = -1.0e9;
+            let scale = 1.0 / (d as f32).sqrt();
+            let mut want = vec![0.0; g * d];
+            let mut scratch = vec![0.0; t];
+            for h in 0..g {
+                attend(&qs[h * d..(h + 1) * d], &k, &v, &bias, t, scale, &mut scratch, &mut want[h * d..(h + 1) * d]);
+            }
+            let (mut got, mut scores) = (vec![1.0; g * d], vec![0.0; g * t]);
+            attend_group(&qs, d, &k, &v, &bias, t, scale, &mut scores, &mut got);
+            assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "g {g} d {d} t {t}");
+            let (k16, v16): (Vec<F16>, Vec<F16>) = (k.iter().map(|&x| F16::narrow(x)).collect(), v.iter().map(|&x| F16::narrow(x)).collect());
+            for h in 0..g {
+                attend(&qs[h * d..(h + 1) * d], &k16, &v16, &bias, t, scale, &mut scratch, &mut want[h * d..(h + 1) * d]);
+            }
+            attend_group(&qs, d, &k16, &v16, &bias, t, scale, &mut scores, &mut got);
+            assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "fp16, g {g} d {d} t {t}");
+        }
+        // negative control: a different scale is visible in the result
+        let (qs, k, v) = (data(128, 1), data(20 * 64, 2), data(20 * 64, 3));
+        let bias = vec![0.0; 20];
+        let (mut a, mut b, mut s) = (vec![0.0; 128], vec![0.0; 128], vec![0.0; 40]);
+        attend_group(&qs, 64, &k, &v, &bias, 20, 0.125, &mut s, &mut a);
+        attend_group(&qs, 64, &k, &v, &bias, 20, 0.126, &mut s, &mut b);
+        assert_ne!(a, b);
     }
 
     #[test]

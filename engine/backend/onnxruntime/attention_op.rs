@@ -101,6 +101,8 @@ pub(crate) struct AttentionKernel {
 const TASKS: usize = 32;
 /// Largest head_dim (the query is rotated into a stack buffer of this size).
 const MAX_HEAD_DIM: usize = 512;
+/// Largest `group x head_dim`: a KV head's query heads are rotated into a stack buffer of this size (16 KB).
+const MAX_GROUP_VALUES: usize = 4096;
 
 thread_local! {
     /// Softmax scratch shared by every attention node run from this thread (nodes run one after another), grown to
@@ -124,7 +126,8 @@ struct Task {
     heads: usize,
     group: usize,
     d: usize,
-    pairs: usize,
+    /// (row, KV head) units of the pass.
+    units: usize,
     seq: usize,
     capacity: usize,
     /// `total_sequence_length`: the bias row length and the scores stride per task.
@@ -134,32 +137,38 @@ struct Task {
     scale: f32,
 }
 
-/// Runs task `t`: the (row, head) pairs `t, t + TASKS, ...`, pair = (b * S + s) * H + h; `T` is the cache's type.
+/// Runs task `t`: the (row, KV head) units `t, t + TASKS, ...`, unit = (b * S + s) * KVH + kv, each the `group`
+/// query heads sharing that KV head, attended together (engine/kernels/attention.rs `attend_group`: each head bit for
+/// bit what it computes alone, the keys and values walked once for the group); `T` is the cache's type.
 unsafe extern "C" fn run_task<T: KvElem>(data: *mut c_void, t: usize) {
     // SAFETY: `data` is the Task `compute` keeps alive until ParallelFor returns; every index below was checked
     // against the buffers' shapes there; task t writes only its own output heads and its own scores region.
     unsafe {
         let k = &*(data as *const Task);
-        let d = k.d;
+        let (d, g) = (k.d, k.group);
         let half = d / 2;
-        let mut q = [0f32; MAX_HEAD_DIM];
-        let q = &mut q[..d];
-        let scores = std::slice::from_raw_parts_mut(k.scores.add(t * k.total), k.total);
-        let mut pair = t;
-        while pair < k.pairs {
-            let (h, row) = (pair % k.heads, pair / k.heads);
+        let kvh = k.heads / g;
+        let mut qs = [0f32; MAX_GROUP_VALUES];
+        let qs = &mut qs[..g * d];
+        let scores = std::slice::from_raw_parts_mut(k.scores.add(t * g * k.total), g * k.total);
+        let mut unit = t;
+        while unit < k.units {
+            let (kv_head, row) = (unit % kvh, unit / kvh);
             let (b, s) = (row / k.seq, row % k.seq);
-            let kv = b * (k.heads / k.group) + h / k.group;
+            let kv = b * kvh + kv_head;
             let visible = *k.past.add(b) + s + 1;
             let p = *k.positions.add(row) as usize;
-            q.copy_from_slice(std::slice::from_raw_parts(k.qkv.add(row * k.width + h * d), d));
-            attention::rope(q, std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
+            let (cos, sin) = (std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
+            qs.copy_from_slice(std::slice::from_raw_parts(k.qkv.add(row * k.width + kv_head * g * d), g * d));
+            for q in qs.chunks_exact_mut(d) {
+                attention::rope(q, cos, sin);
+            }
             let keys = std::slice::from_raw_parts((k.keys as *const T).add(kv * k.capacity * d), visible * d);
             let values = std::slice::from_raw_parts((k.values as *const T).add(kv * k.capacity * d), visible * d);
             let bias = std::slice::from_raw_parts(k.bias.add(row * k.total), visible);
-            let out = std::slice::from_raw_parts_mut(k.out.add(pair * d), d);
-            attention::attend(q, keys, values, bias, visible, k.scale, &mut scores[..visible], out);
-            pair += TASKS;
+            let out = std::slice::from_raw_parts_mut(k.out.add((row * k.heads + kv_head * g) * d), g * d);
+            attention::attend_group(qs, d, keys, values, bias, visible, k.scale, &mut scores[..g * visible], out);
+            unit += TASKS;
         }
     }
 }
@@ -265,6 +274,9 @@ impl AttentionKernel {
         if d > MAX_HEAD_DIM || d % 2 != 0 {
             return Err(err(format!("head_dim {d} must be even and at most {MAX_HEAD_DIM}")));
         }
+        if (h / kvh) * d > MAX_GROUP_VALUES || h / kvh > attention::MAX_GROUP {
+            return Err(err(format!("{} query heads per KV head of head_dim {d}: at most {MAX_GROUP_VALUES} values per KV head's queries", h / kvh)));
+        }
         // Rotary for k (into the cache) and v copied into the cache; queries are rotated inside the tasks.
         let half = d / 2;
         for (b, &past_b) in past.iter().take(bsz).enumerate() {
@@ -293,15 +305,16 @@ impl AttentionKernel {
                 }
             }
         }
-        let pairs = bsz * seq * h;
-        if pairs == 0 {
+        let units = bsz * seq * kvh;
+        if units == 0 {
             return Ok(());
         }
-        let tasks = pairs.min(TASKS);
+        let tasks = units.min(TASKS);
+        let group = h / kvh;
         SCORES.with(|cell| {
             let mut scores = cell.borrow_mut();
-            if scores.len() < tasks * total {
-                scores.resize(tasks * total, 0.0);
+            if scores.len() < tasks * group * total {
+                scores.resize(tasks * group * total, 0.0);
             }
             let task = Task {
                 qkv: qkv.as_ptr(),
@@ -315,9 +328,9 @@ impl AttentionKernel {
                 out: out as *mut f32,
                 scores: scores.as_mut_ptr(),
                 heads: h,
-                group: h / kvh,
+                group,
                 d,
-                pairs,
+                units,
                 seq,
                 capacity,
                 total,
