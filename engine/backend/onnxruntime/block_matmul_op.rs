@@ -1,7 +1,7 @@
 //! The custom operator `ai.specrt::MatMulGgml`: ONNX Runtime calls the engine's block matmul
 //! (engine/kernels/block_matmul.rs) for the linear layers of exports made with `--linear-kernel ggml`.
 //!
-//! Node contract (export/graph_decoder.py writes it, docs/CONTRACT.md documents it):
+//! Node contract (export/graph_decoder.py writes it, export/README.md "Engine kernels" documents it):
 //! - input 0 `X`: float32 `[..., K]`; input 1 `W`: uint8 `[N, K / block_weights * block_bytes]`, the GGUF file's
 //!   blocks (32 weights per block; 256 for the K-quants);
 //! - attributes `K`, `N` (ints) and `ggml_type` (`"Q4_0"`, `"Q4_1"`, `"Q8_0"`, `"Q4_K"` or `"Q6_K"`);
