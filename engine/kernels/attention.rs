@@ -36,13 +36,8 @@ pub fn attend<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], visi
     let d = q.len();
     assert!(keys.len() >= visible * d && values.len() >= visible * d && bias.len() >= visible && scores.len() >= visible);
     assert_eq!(out.len(), d);
-    #[cfg(target_arch = "x86_64")]
-    if d.is_multiple_of(8) && super::Isa::detect().has_avx2() {
-        // SAFETY: AVX2+FMA+F16C detected; lengths checked above.
-        unsafe { avx2::attend(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out) };
-        return;
-    }
-    attend_scalar(q, keys, values, &bias[..visible], scale, &mut scores[..visible], out);
+    // A group of one head: the same code path as grouped-query attention, so the two cannot drift apart.
+    attend_group(q, d, keys, values, bias, visible, scale, scores, out);
 }
 
 /// Query heads per KV head [`attend_group`] takes at once.
@@ -116,73 +111,17 @@ pub(super) mod avx2 {
 
     use super::KvElem;
 
-    /// Scores 8 keys at a time (8 dot products reduced together), a vectorized exp, and the weighted sum of values
-    /// 8 output columns at a time with the accumulator in a register: measured on SmolLM2 at 2,000 cached tokens,
-    /// the per-key scalar form (hsum per key, libm exp, out loaded and stored per key) cost ~0.5 ms per layer.
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub(super) unsafe fn attend<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], scale: f32, scores: &mut [f32], out: &mut [f32]) {
-        let d = q.len();
-        let visible = scores.len();
-        // SAFETY: the caller checked every length; loads are unaligned.
-        unsafe {
-            let mut j = 0;
-            while j + 8 <= visible {
-                let mut acc = [_mm256_setzero_ps(); 8];
-                let mut c = 0;
-                while c < d {
-                    let qc = _mm256_loadu_ps(q.as_ptr().add(c));
-                    for (t, a) in acc.iter_mut().enumerate() {
-                        *a = _mm256_fmadd_ps(qc, T::load8(keys.as_ptr().add((j + t) * d + c)), *a);
-                    }
-                    c += 8;
-                }
-                let dots = hsum8(acc);
-                let s = _mm256_fmadd_ps(dots, _mm256_set1_ps(scale), _mm256_loadu_ps(bias.as_ptr().add(j)));
-                _mm256_storeu_ps(scores.as_mut_ptr().add(j), s);
-                j += 8;
-            }
-            while j < visible {
-                let mut a = _mm256_setzero_ps();
-                let mut c = 0;
-                while c < d {
-                    a = _mm256_fmadd_ps(_mm256_loadu_ps(q.as_ptr().add(c)), T::load8(keys.as_ptr().add(j * d + c)), a);
-                    c += 8;
-                }
-                // The same lane order as hsum8's first lane, so a key's score does not depend on its group.
-                // `mul_add` rounds once, like the grouped keys' `_mm256_fmadd_ps`.
-                scores[j] = _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a])).mul_add(scale, bias[j]);
-                j += 1;
-            }
-            let inv = _mm256_set1_ps(1.0 / softmax_in_place(scores));
-            // The weighted sum walks the value rows once, up to 64 columns (8 registers) per walk: the earlier
-            // column-outer loop read each 256-byte row 8 times, 32 bytes at a time, and at 2,000 cached tokens
-            // a head's values (512 KB) no longer stay in L2 between walks. Each output lane still accumulates
-            // p_j * v_j in key order from zero, so the result is bit-identical to the column-outer loop.
-            let mut c = 0;
-            while c < d {
-                let width = (d - c).min(64) / 8;
-                match width {
-                    8 => weighted_sum::<T, 8>(scores, values, d, c, inv, out),
-                    7 => weighted_sum::<T, 7>(scores, values, d, c, inv, out),
-                    6 => weighted_sum::<T, 6>(scores, values, d, c, inv, out),
-                    5 => weighted_sum::<T, 5>(scores, values, d, c, inv, out),
-                    4 => weighted_sum::<T, 4>(scores, values, d, c, inv, out),
-                    3 => weighted_sum::<T, 3>(scores, values, d, c, inv, out),
-                    2 => weighted_sum::<T, 2>(scores, values, d, c, inv, out),
-                    _ => weighted_sum::<T, 1>(scores, values, d, c, inv, out),
-                }
-                c += width * 8;
-            }
-        }
-    }
-
     /// Keys per block of [`attend_group`]: 64 rows of 64 f32 values are 16 KB, which stay in L1 for the group.
     const KEY_BLOCK: usize = 64;
 
-    /// See [`super::attend_group`]. Scores: per key block, per head, the exact steps of [`attend`] for those keys
-    /// (blocks start at multiples of 8, so the groups of 8 are [`attend`]'s; only the last block has a tail).
-    /// Weighted sum: per key block, per head, per 64 columns, the accumulators are loaded from `out`, advanced over
-    /// the block's keys in order and stored back (a store and reload does not round), then scaled once at the end.
+    /// See [`super::attend_group`] (and [`super::attend`], a group of one). Scores: per key block, per head, 8 keys
+    /// at a time (8 dot products reduced together; blocks start at multiples of 8, only the last block has a tail,
+    /// scored one key at a time in the same lane order); a vectorized exp; the weighted sum per key block, per head,
+    /// per 64 columns: the accumulators are loaded from `out`, advanced over the block's keys in order and stored
+    /// back (a store and reload does not round), then scaled once at the end. Measured on SmolLM2 at 2,000 cached
+    /// tokens, the per-key scalar form (hsum per key, libm exp, out loaded and stored per key) cost ~0.5 ms per
+    /// layer, and a column-outer weighted sum (each 256-byte value row read 8 times, 32 bytes at a time) lost the
+    /// values from L2 between walks; each output lane still accumulates p_j * v_j in key order from zero.
     #[target_feature(enable = "avx2,fma,f16c")]
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn attend_group<T: KvElem>(
@@ -329,27 +268,6 @@ pub(super) mod avx2 {
                 j += 8;
             }
             hsum(sumv)
-        }
-    }
-
-    /// `out[c0 .. c0 + 8N] = inv * sum_j scores[j] * values[j, c0 .. c0 + 8N]`, the N accumulators in registers.
-    #[inline]
-    #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn weighted_sum<T: KvElem, const N: usize>(scores: &[f32], values: &[T], d: usize, c0: usize, inv: __m256, out: &mut [f32]) {
-        // SAFETY: the caller checked that `values` holds `scores.len()` rows of `d` values, `c0 + 8N <= d` and
-        // `out` holds `d` values; loads and stores are unaligned.
-        unsafe {
-            let mut acc = [_mm256_setzero_ps(); N];
-            for (j, &p) in scores.iter().enumerate() {
-                let pv = _mm256_set1_ps(p);
-                let row = values.as_ptr().add(j * d + c0);
-                for (t, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_fmadd_ps(pv, T::load8(row.add(t * 8)), *a);
-                }
-            }
-            for (t, a) in acc.iter().enumerate() {
-                _mm256_storeu_ps(out.as_mut_ptr().add(c0 + t * 8), _mm256_mul_ps(*a, inv));
-            }
         }
     }
 

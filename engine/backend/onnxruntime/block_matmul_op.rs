@@ -93,7 +93,11 @@ impl Operator for MatMulGgml {
         } else {
             None
         };
+        // Whether the node has the low-rank inputs at all: decided here once, so the other nodes' decode steps do
+        // not look up three absent inputs per call (121 nodes per SmolLM2 step).
+        let has_low_rank = kctx.inputs().map(|i| i.len() > 3).unwrap_or(true);
         Ok(MatMulGgmlKernel {
+            has_low_rank,
             node,
             format,
             k,
@@ -120,6 +124,8 @@ pub(super) fn constant_panels(kctx: &KernelContext, index: usize, format: BlockF
 }
 
 pub(crate) struct MatMulGgmlKernel {
+    /// Whether the node lists inputs past `columns` (the low-rank path's; checked on every call when it does).
+    has_low_rank: bool,
     node: String,
     format: BlockFormat,
     k: usize,
@@ -185,7 +191,7 @@ impl Kernel for MatMulGgmlKernel {
         let width = if selected { self.columns.len() } else { self.n };
         let rows = x_len / self.k;
         // SAFETY: the live context; the three tensors' sizes are checked before use.
-        let low_rank = unsafe { low_rank_inputs(kctx, self.k, self.n, rows) }.map_err(err)?;
+        let low_rank = if self.has_low_rank { unsafe { low_rank_inputs(kctx, self.k, self.n, rows) }.map_err(err)? } else { None };
         if low_rank.is_some() && selected {
             return Err(err("a low-rank path (inputs 3-5) cannot be combined with a column selection (input 2)".into()));
         }
