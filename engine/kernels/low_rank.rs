@@ -18,8 +18,11 @@
 //!   hand-off of its own.
 //!
 //! Every gated row's result depends on that row alone (its own quantized activations, fixed operation order,
-//! multiplies and adds never fused: Rust does not contract them), not on the pass, the thread split or the
-//! instruction set.
+//! multiplies and adds never fused: Rust does not contract them), not on the pass or the thread split. It is also
+//! the same on every instruction set wherever `z` runs on the panel kernels (AVX-512 VNNI), which are bit-identical
+//! to the scalar reference; on AVX2-only CPUs Q8_0 keeps the block-layout AVX2 kernel (8 lanes with FMAs, not the
+//! scalar order), so there `z`, and the row, differ from the scalar path's in the last bits while still depending on
+//! the row alone (found on an AVX2-only Zen 3, where the cross-instruction-set assertion failed).
 
 use super::block_matmul::{self, Isa, Projection};
 use super::half::f16_to_f32;
@@ -368,7 +371,7 @@ mod tests {
     }
 
     #[test]
-    fn a_row_is_bitwise_the_same_alone_in_any_pass_split_and_instruction_set() {
+    fn a_row_is_bitwise_the_same_alone_in_any_pass_and_split() {
         let best = Isa::detect();
         for rank in [16, 12, 32] {
             let (k, n) = (1536, 960);
@@ -379,13 +382,24 @@ mod tests {
             let am = BlockMatrix::new(BlockFormat::Q8_0, rank, k, &a).unwrap();
             let panels = if best.uses_panels(BlockFormat::Q8_0) { PanelMatrix::new(&am) } else { None };
             let a_best = panels.as_ref().map_or(Projection::Blocks(&am), Projection::Panels);
-            let mut all = vec![0.5f32; 3 * n];
             let lr = LowRank::new(a_best, &bm, k, n).unwrap();
+            let mut all = vec![0.5f32; 3 * n];
             lr.add_gated(best, &q8_rows(&x, 3, k), &[1u8, 1, 1], &mut all, &mut LowRankScratch::default(), &Reversed);
+            // Batch invariance on this machine's instruction set: the last row alone, one task at a time.
             let mut alone = vec![0.5f32; n];
+            lr.add_gated(best, &q8_rows(&x[2 * k..], 1, k), &[1u8], &mut alone, &mut LowRankScratch::default(), &Serial);
+            assert!(all[2 * n..].iter().zip(&alone).all(|(a, b)| a.to_bits() == b.to_bits()), "rank {rank}: pass vs alone");
+            // Across instruction sets: the panel kernels equal the scalar reference bit for bit; the AVX2 block-layout
+            // kernel (Q8_0 without AVX-512) is the negative control, close but not bitwise.
+            let mut scalar_row = vec![0.5f32; n];
             let scalar = LowRank::new(Projection::Blocks(&am), &bm, k, n).unwrap();
-            scalar.add_gated(Isa::Scalar, &q8_rows(&x[2 * k..], 1, k), &[1u8], &mut alone, &mut LowRankScratch::default(), &Serial);
-            assert!(all[2 * n..].iter().zip(&alone).all(|(a, b)| a.to_bits() == b.to_bits()), "rank {rank}");
+            scalar.add_gated(Isa::Scalar, &q8_rows(&x[2 * k..], 1, k), &[1u8], &mut scalar_row, &mut LowRankScratch::default(), &Serial);
+            let bitwise = alone.iter().zip(&scalar_row).all(|(a, b)| a.to_bits() == b.to_bits());
+            let close = alone.iter().zip(&scalar_row).all(|(a, b)| (a - b).abs() <= 1e-3 * (1.0 + b.abs()));
+            match best {
+                Isa::Scalar | Isa::Avx512Vnni => assert!(bitwise, "rank {rank}: {} vs scalar", best.name()),
+                Isa::Avx2 => assert!(close && !bitwise, "rank {rank}: AVX2 block kernel vs scalar: close {close}, bitwise {bitwise}"),
+            }
         }
     }
 
