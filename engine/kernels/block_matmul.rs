@@ -69,13 +69,9 @@ impl Isa {
     }
 
     /// Whether this instruction set multiplies [`PanelMatrix`] copies (made once per weight matrix) of `format`:
-    /// AVX-512 VNNI every format, AVX2 all but Q8_0 (whose unsigned codes would saturate `vpmaddubsw`).
-    pub fn uses_panels(self, format: BlockFormat) -> bool {
-        match self {
-            Isa::Avx512Vnni => true,
-            Isa::Avx2 => format != BlockFormat::Q8_0,
-            Isa::Scalar => false,
-        }
+    /// AVX-512 VNNI and AVX2 every format (AVX2 multiplies Q8_0 by the sign trick: block_matmul_avx2_panels.rs).
+    pub fn uses_panels(self, _format: BlockFormat) -> bool {
+        matches!(self, Isa::Avx512Vnni | Isa::Avx2)
     }
 
     /// A word for logs and benchmark records.
@@ -442,6 +438,36 @@ mod tests {
             // SAFETY: the whole of a rows x n buffer; AVX2 is there (isas is not empty).
             unsafe { matmul_columns(Isa::Avx2, &w, &x, 0..n, blocks.as_mut_ptr(), n) };
             assert_ne!(scalar, blocks, "{format:?}: the control should differ in the last bits");
+        }
+    }
+
+    #[test]
+    fn q8_0_extreme_codes_do_not_saturate_the_avx2_panel_kernel() {
+        // The AVX2 kernel multiplies Q8_0 as |q| x (x with q's sign) in int16 pair sums: the largest pair is
+        // 2 x 128 x 127 (q = -128, x = -127). Every weight at -128 or +127 against activations of the same sign
+        // at full scale (+-127 after quantization) must still give the scalar kernel's bits.
+        if !Isa::detect().has_avx2() {
+            eprintln!("skipped: no AVX2");
+            return;
+        }
+        let (n, k) = (24, 64);
+        for (code, x_sign) in [(0x80u8, -1.0f32), (0x7F, 1.0), (0x80, 1.0), (0x7F, -1.0)] {
+            let mut data = vec![0u8; n * k / BLOCK * 34];
+            for block in data.chunks_exact_mut(34) {
+                block[..2].copy_from_slice(&0x3C00u16.to_le_bytes()); // d = 1.0
+                block[2..].fill(code);
+            }
+            let w = BlockMatrix::new(BlockFormat::Q8_0, n, k, &data).expect("shape");
+            let mut x = Q8Rows::new();
+            x.quantize(&vec![x_sign; 2 * k], 2, k);
+            assert!(x.codes(0, 0).iter().all(|&c| i32::from(c) == 127 * x_sign as i32), "full-scale activations");
+            let (mut want, mut got) = (vec![0f32; 2 * n], vec![0f32; 2 * n]);
+            matmul(Isa::Scalar, &w, &x, &mut want);
+            matmul_panels(Isa::Avx2, &PanelMatrix::new(&w).expect("panels"), &x, &mut got);
+            let q = f32::from(code as i8);
+            let exact = f64::from(q) * 127.0 * f64::from(x_sign) * k as f64 * f64::from(x.scale(0, 0));
+            assert!((f64::from(want[0]) - exact).abs() <= 1e-6 * exact.abs(), "the reference itself: {} vs {exact}", want[0]);
+            assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "code {code:#x}");
         }
     }
 

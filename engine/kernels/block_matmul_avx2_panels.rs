@@ -6,15 +6,22 @@
 //! Without `vpdpbusd` the 4-input groups are multiplied by `vpmaddubsw` (unsigned codes x signed activations into
 //! exact int16 pair sums) and `vpmaddwd` by ones. 4-bit codes let four groups' pair sums add up in int16 first
 //! (|sum| <= 4 x 2 x 15 x 127 = 15,240), one `vpmaddwd` per chain; Q6_K's 6-bit codes widen each group
-//! (2 x 63 x 127 = 16,002 per pair, too large to add four). Q8_0's codes (`q + 128`, up to 255) would saturate
-//! `vpmaddubsw`, so Q8_0 keeps the block-layout AVX2 kernel ([`super::Isa::uses_panels`]).
+//! (2 x 63 x 127 = 16,002 per pair, too large to add four).
+//!
+//! Q8_0's stored codes (`q + 128`, up to 255) would saturate `vpmaddubsw` as they are, so they are turned back
+//! into the signed `q` (one xor) and multiplied by the sign trick: `|q|` (unsigned, <= 128) times the activation
+//! with `q`'s sign moved onto it (`vpsignb`; activation codes are within +-127, so negating one never wraps):
+//! each pair sum is within 2 x 128 x 127 = 32,512, exact in int16, widened per group. The sum is `q . x` itself, so
+//! no zero-point fix-up follows. Measured on an AMD EPYC Zen 3 (2026-12-05, `kernel_probe`, one row, one thread,
+//! 1536 -> 17920): the block-layout AVX2 kernel Q8_0 had 3,295 us (8.9 GB/s of weights) where the 4-bit panels ran
+//! at 23-26 GB/s; SmolLM2's tied 49,152 x 576 output head is Q8_0.
 
 use std::arch::x86_64::*;
 use std::ops::Range;
 
 use super::block_format::{BlockFormat, BLOCK};
 use super::panel_matrix::{self, PanelMatrix, PANEL};
-use super::panel_operands::{format_of, prefetch, Operands, Q4_0, Q4_1, Q4_K, Q6_K};
+use super::panel_operands::{format_of, prefetch, Operands, Q4_0, Q4_1, Q4_K, Q6_K, Q8_0};
 use super::q8_rows::Q8Rows;
 
 /// Columns per half panel (one 256-bit vector of int32 or float lanes).
@@ -22,8 +29,7 @@ const HALF: usize = PANEL / 2;
 /// Rows per tile.
 const TILE: usize = 4;
 
-/// See [`super::block_matmul_avx512::matmul_panels`] (same contract; the CPU must have AVX2, FMA and F16C, and
-/// the matrix must not be Q8_0).
+/// See [`super::block_matmul_avx512::matmul_panels`] (same contract; the CPU must have AVX2, FMA and F16C).
 pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
     // SAFETY: forwarded from the caller.
     unsafe {
@@ -32,7 +38,7 @@ pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<us
             BlockFormat::Q4_1 => rows::<Q4_1>(w, x, panels, y, stride),
             BlockFormat::Q4_K => rows::<Q4_K>(w, x, panels, y, stride),
             BlockFormat::Q6_K => rows::<Q6_K>(w, x, panels, y, stride),
-            BlockFormat::Q8_0 => unreachable!("Q8_0 keeps the block-layout kernel (Isa::uses_panels)"),
+            BlockFormat::Q8_0 => rows::<Q8_0>(w, x, panels, y, stride),
         }
     }
 }
@@ -99,15 +105,21 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
                 };
                 prefetch(at, sub_scales + code_bytes, ahead);
                 let v = codes::<F>(at.add(sub_scales), h);
+                // Q8_0: |q| once per sub-block (the unsigned operand); each row's activations take q's sign
+                let abs_q = if F == Q8_0 { v.map(|q| _mm256_sign_epi8(q, q)) } else { v };
                 for r in 0..R {
                     let i = (r0 + r) * ops.xblocks + b * sub + j;
                     let a = ops.codes.add(i * BLOCK) as *const i32;
                     let ones = _mm256_set1_epi16(1);
                     let mut pairs = [_mm256_setzero_si256(); 8];
                     for (k, o) in pairs.iter_mut().enumerate() {
-                        *o = _mm256_maddubs_epi16(v[k], bcast(a, k));
+                        *o = if F == Q8_0 {
+                            _mm256_maddubs_epi16(abs_q[k], _mm256_sign_epi8(bcast(a, k), v[k]))
+                        } else {
+                            _mm256_maddubs_epi16(v[k], bcast(a, k))
+                        };
                     }
-                    let (lo, hi) = if F == Q6_K {
+                    let (lo, hi) = if F == Q6_K || F == Q8_0 {
                         let mut q = [_mm256_setzero_si256(); 8];
                         for (o, &pk) in q.iter_mut().zip(&pairs) {
                             *o = _mm256_madd_epi16(pk, ones);
@@ -125,7 +137,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
                     };
                     let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
                     let isum = match F {
-                        Q4_1 => _mm256_add_epi32(lo, hi),
+                        Q4_1 | Q8_0 => _mm256_add_epi32(lo, hi),
                         Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
                         Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
                         _ => _mm256_add_epi32(
@@ -157,12 +169,21 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
     }
 }
 
-/// The 8 code vectors of half `h` of one sub-block (vector g: inputs 4g..4g+4 of 8 columns).
+/// The 8 code vectors of half `h` of one sub-block (vector g: inputs 4g..4g+4 of 8 columns); Q8_0's as the
+/// signed `q` (the stored `q + 128` with its top bit flipped).
 #[inline(always)]
 unsafe fn codes<const F: u8>(at: *const u8, h: usize) -> [__m256i; 8] {
     // SAFETY: the sub-block's code bytes (panel_matrix::code_bytes) are readable at `at`.
     unsafe {
         let load = |o: usize| _mm256_loadu_si256(at.add(o + 32 * h) as *const __m256i);
+        if F == Q8_0 {
+            let flip = _mm256_set1_epi8(i8::MIN);
+            let mut v = [_mm256_setzero_si256(); 8];
+            for (g, o) in v.iter_mut().enumerate() {
+                *o = _mm256_xor_si256(load(64 * g), flip);
+            }
+            return v;
+        }
         let mask = _mm256_set1_epi8(0x0F);
         let mut v = [_mm256_setzero_si256(); 8];
         for g in 0..4 {
