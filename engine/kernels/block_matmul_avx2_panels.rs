@@ -47,6 +47,14 @@ pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<us
 unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
     let ops = Operands::new(w, x, y, stride);
     for p in panels {
+        // A one-row pass (decode) takes both halves of a panel in one walk over K: each 64-byte panel line holds
+        // 32 bytes of either half, so walking the halves one after the other streamed every line from memory with
+        // half its bytes used, then read it again from cache (same operations per output, in the same order).
+        if x.rows() == 1 && p * PANEL + HALF < ops.n {
+            // SAFETY: row 0 exists in `x`, both halves of panel p hold columns below N (caller contract).
+            unsafe { tile::<F, 1, 2>(ops, p, 0, 0) };
+            continue;
+        }
         for h in 0..2 {
             if p * PANEL + h * HALF >= ops.n {
                 break;
@@ -57,10 +65,10 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
                 // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
                 unsafe {
                     match left {
-                        1 => tile::<F, 1>(ops, p, h, r0),
-                        2 => tile::<F, 2>(ops, p, h, r0),
-                        3 => tile::<F, 3>(ops, p, h, r0),
-                        _ => tile::<F, TILE>(ops, p, h, r0),
+                        1 => tile::<F, 1, 1>(ops, p, h, r0),
+                        2 => tile::<F, 2, 1>(ops, p, h, r0),
+                        3 => tile::<F, 3, 1>(ops, p, h, r0),
+                        _ => tile::<F, TILE, 1>(ops, p, h, r0),
                     }
                 }
                 r0 += left.min(TILE);
@@ -69,9 +77,10 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
     }
 }
 
-/// Output elements `y[r0..r0+R, 16p + 8h .. 16p + 8h + 8]` (those below N).
+/// Output elements `y[r0..r0+R, 16p + 8h .. 16p + 8(h + H)]` (those below N): `H` halves from half `h`, each
+/// sub-block's halves taken one after the other.
 #[inline(always)]
-unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
     let format = format_of(F);
     let has_m = F == Q4_1 || F == Q4_K;
     let sub = format.sub_blocks();
@@ -80,90 +89,102 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r
     let block_stride = panel_matrix::block_stride(format);
     // Only the first pass over a panel (half 0, the first row tile) streams it from memory; the second half and
     // later row tiles find its bytes in cache, so they issue no prefetches.
-    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    let ahead = if h0 == 0 && r0 == 0 { ops.prefetch } else { 0 };
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
-        let mut acc = [_mm256_setzero_ps(); R];
-        let mut off = [_mm256_setzero_ps(); R];
+        let mut acc = [[_mm256_setzero_ps(); R]; H];
+        let mut off = [[_mm256_setzero_ps(); R]; H];
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
-            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
-            let mv = if has_m { _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i)) } else { _mm256_setzero_ps() };
             for j in 0..sub {
-                let at = blk.add(header + j * (sub_scales + code_bytes));
-                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
-                let (s_lo, s_hi, m) = match F {
-                    Q4_K => {
-                        let sc = _mm256_cvtepu8_epi32(bytes8(0));
-                        let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
-                        let m = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)));
-                        (sc, sc, m)
-                    }
-                    Q6_K => (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)), mv),
-                    _ => (_mm256_setzero_si256(), _mm256_setzero_si256(), mv),
-                };
-                prefetch(at, sub_scales + code_bytes, ahead);
-                let v = codes::<F>(at.add(sub_scales), h);
-                // Q8_0: |q| once per sub-block (the unsigned operand); each row's activations take q's sign
-                let abs_q = if F == Q8_0 { v.map(|q| _mm256_sign_epi8(q, q)) } else { v };
-                for r in 0..R {
-                    let i = (r0 + r) * ops.xblocks + b * sub + j;
-                    let a = ops.codes.add(i * BLOCK) as *const i32;
-                    let ones = _mm256_set1_epi16(1);
-                    let mut pairs = [_mm256_setzero_si256(); 8];
-                    for (k, o) in pairs.iter_mut().enumerate() {
-                        *o = if F == Q8_0 {
-                            _mm256_maddubs_epi16(abs_q[k], _mm256_sign_epi8(bcast(a, k), v[k]))
-                        } else {
-                            _mm256_maddubs_epi16(v[k], bcast(a, k))
-                        };
-                    }
-                    let (lo, hi) = if F == Q6_K || F == Q8_0 {
-                        let mut q = [_mm256_setzero_si256(); 8];
-                        for (o, &pk) in q.iter_mut().zip(&pairs) {
-                            *o = _mm256_madd_epi16(pk, ones);
-                        }
-                        (
-                            _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])),
-                            _mm256_add_epi32(_mm256_add_epi32(q[4], q[5]), _mm256_add_epi32(q[6], q[7])),
-                        )
+                for hh in 0..H {
+                    let h = h0 + hh;
+                    let (acc, off) = (&mut acc[hh], &mut off[hh]);
+                    let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+                    let mv = if has_m {
+                        _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i))
                     } else {
-                        // four groups' exact pair sums add up in int16 (4-bit codes: |sum| <= 15,240)
-                        let sum4 = |a: __m256i, b: __m256i, c: __m256i, d: __m256i| {
-                            _mm256_madd_epi16(_mm256_add_epi16(_mm256_add_epi16(a, b), _mm256_add_epi16(c, d)), ones)
+                        _mm256_setzero_ps()
+                    };
+                    let at = blk.add(header + j * (sub_scales + code_bytes));
+                    let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
+                    let (s_lo, s_hi, m) = match F {
+                        Q4_K => {
+                            let sc = _mm256_cvtepu8_epi32(bytes8(0));
+                            let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
+                            let m = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)));
+                            (sc, sc, m)
+                        }
+                        Q6_K => (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)), mv),
+                        _ => (_mm256_setzero_si256(), _mm256_setzero_si256(), mv),
+                    };
+                    if hh == 0 {
+                        prefetch(at, sub_scales + code_bytes, ahead);
+                    }
+                    let v = codes::<F>(at.add(sub_scales), h);
+                    // Q8_0: |q| once per sub-block (the unsigned operand); each row's activations take q's sign
+                    let abs_q = if F == Q8_0 { v.map(|q| _mm256_sign_epi8(q, q)) } else { v };
+                    for r in 0..R {
+                        let i = (r0 + r) * ops.xblocks + b * sub + j;
+                        let a = ops.codes.add(i * BLOCK) as *const i32;
+                        let ones = _mm256_set1_epi16(1);
+                        let mut pairs = [_mm256_setzero_si256(); 8];
+                        for (k, o) in pairs.iter_mut().enumerate() {
+                            *o = if F == Q8_0 {
+                                _mm256_maddubs_epi16(abs_q[k], _mm256_sign_epi8(bcast(a, k), v[k]))
+                            } else {
+                                _mm256_maddubs_epi16(v[k], bcast(a, k))
+                            };
+                        }
+                        let (lo, hi) = if F == Q6_K || F == Q8_0 {
+                            let mut q = [_mm256_setzero_si256(); 8];
+                            for (o, &pk) in q.iter_mut().zip(&pairs) {
+                                *o = _mm256_madd_epi16(pk, ones);
+                            }
+                            (
+                                _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])),
+                                _mm256_add_epi32(_mm256_add_epi32(q[4], q[5]), _mm256_add_epi32(q[6], q[7])),
+                            )
+                        } else {
+                            // four groups' exact pair sums add up in int16 (4-bit codes: |sum| <= 15,240)
+                            let sum4 = |a: __m256i, b: __m256i, c: __m256i, d: __m256i| {
+                                _mm256_madd_epi16(_mm256_add_epi16(_mm256_add_epi16(a, b), _mm256_add_epi16(c, d)), ones)
+                            };
+                            (sum4(pairs[0], pairs[1], pairs[2], pairs[3]), sum4(pairs[4], pairs[5], pairs[6], pairs[7]))
                         };
-                        (sum4(pairs[0], pairs[1], pairs[2], pairs[3]), sum4(pairs[4], pairs[5], pairs[6], pairs[7]))
-                    };
-                    let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
-                    let isum = match F {
-                        Q4_1 | Q8_0 => _mm256_add_epi32(lo, hi),
-                        Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
-                        Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
-                        _ => _mm256_add_epi32(
-                            _mm256_mullo_epi32(_mm256_sub_epi32(lo, _mm256_set1_epi32(32 * hs_lo)), s_lo),
-                            _mm256_mullo_epi32(_mm256_sub_epi32(hi, _mm256_set1_epi32(32 * hs_hi)), s_hi),
-                        ),
-                    };
-                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
-                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
-                    if has_m {
-                        off[r] = _mm256_add_ps(off[r], _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i))));
+                        let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                        let isum = match F {
+                            Q4_1 | Q8_0 => _mm256_add_epi32(lo, hi),
+                            Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
+                            Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
+                            _ => _mm256_add_epi32(
+                                _mm256_mullo_epi32(_mm256_sub_epi32(lo, _mm256_set1_epi32(32 * hs_lo)), s_lo),
+                                _mm256_mullo_epi32(_mm256_sub_epi32(hi, _mm256_set1_epi32(32 * hs_hi)), s_hi),
+                            ),
+                        };
+                        let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
+                        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                        if has_m {
+                            off[r] = _mm256_add_ps(off[r], _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i))));
+                        }
                     }
                 }
             }
         }
-        let col = p * PANEL + h * HALF;
-        let lanes = (ops.n - col).min(HALF);
-        for r in 0..R {
-            let out = _mm256_add_ps(acc[r], off[r]);
-            let dst = ops.y.add((r0 + r) * ops.stride + col);
-            if lanes == HALF {
-                _mm256_storeu_ps(dst, out);
-            } else {
-                let mut tmp = [0f32; HALF];
-                _mm256_storeu_ps(tmp.as_mut_ptr(), out);
-                std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, lanes);
+        for hh in 0..H {
+            let col = p * PANEL + (h0 + hh) * HALF;
+            let lanes = (ops.n - col).min(HALF);
+            for r in 0..R {
+                let out = _mm256_add_ps(acc[hh][r], off[hh][r]);
+                let dst = ops.y.add((r0 + r) * ops.stride + col);
+                if lanes == HALF {
+                    _mm256_storeu_ps(dst, out);
+                } else {
+                    let mut tmp = [0f32; HALF];
+                    _mm256_storeu_ps(tmp.as_mut_ptr(), out);
+                    std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, lanes);
+                }
             }
         }
     }

@@ -74,16 +74,32 @@ impl Operands {
 /// at 2048, 106.2/114.3 at 4096.
 pub(super) const PREFETCH_BYTES: usize = 2048;
 
-/// The distance used on this CPU: [`PREFETCH_BYTES`] on Intel, none on AMD, where the same prefetches cost
-/// decode speed (AMD EPYC Zen 4, 2 vCPUs, 2026-12-04, `make bench-prefetch`, alternating processes: AVX-512
-/// Qwen2.5-Coder-1.5B 29.1 tok/s without vs 24.9 at 2048 bytes, SmolLM2-135M 168.4 vs 155.9; its hardware
-/// prefetchers already keep a panel's next sub-blocks coming). Other vendors keep the Intel default.
-/// `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
+/// The distance used on this CPU: [`PREFETCH_BYTES`], except on AMD CPUs with AVX-512 (Zen 4 and later), where the
+/// same prefetches cost decode speed (AMD EPYC Zen 4, 2 vCPUs, 2026-12-04, `make bench-prefetch`, alternating
+/// processes: AVX-512 Qwen2.5-Coder-1.5B 29.1 tok/s without vs 24.9 at 2048 bytes, SmolLM2-135M 168.4 vs 155.9; its
+/// hardware prefetchers already keep a panel's next sub-blocks coming). AMD CPUs without AVX-512 (Zen 3) need them
+/// like Intel's: AMD EPYC Zen 3, 2 vCPUs, 2026-12-05, the same A/B on the AVX2 kernel (medians): Qwen 19.6 tok/s
+/// without, 21.1 at 1024 bytes, 21.7 at 2048; SmolLM2 150.7, 150.7, 173.6 (a 1 GiB read loop gives 20 GB/s on
+/// one thread and 36 on two there, and Qwen's decode without prefetch read ~19). Zen 5 keeps Zen 4's choice
+/// (unmeasured). `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
 fn prefetch_bytes() -> usize {
     static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BYTES.get_or_init(|| {
-        std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(if cpu_is_amd() { 0 } else { PREFETCH_BYTES })
+        let default = if cpu_is_amd() && has_avx512f() { 0 } else { PREFETCH_BYTES };
+        std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
     })
+}
+
+/// Whether the CPU runs AVX-512 F (on AMD: Zen 4 and later).
+fn has_avx512f() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Whether the CPU's vendor string (CPUID leaf 0) is AMD's.
