@@ -5,8 +5,8 @@
 //!
 //! Without `vpdpbusd` the 4-input groups are multiplied by `vpmaddubsw` (unsigned codes x signed activations into
 //! exact int16 pair sums) and `vpmaddwd` by ones. 4-bit codes let four groups' pair sums add up in int16 first
-//! (|sum| <= 4 x 2 x 15 x 127 = 15,240), one `vpmaddwd` per chain; Q6_K's 6-bit codes widen each group
-//! (2 x 63 x 127 = 16,002 per pair, too large to add four).
+//! (|sum| <= 4 x 2 x 15 x 127 = 15,240), one `vpmaddwd` per chain; Q6_K's 6-bit codes add two groups
+//! (2 x 63 x 127 = 16,002 per pair, 32,004 for two: too large to add four).
 //!
 //! Q8_0's stored codes (`q + 128`, up to 255) would saturate `vpmaddubsw` as they are, so they are turned back
 //! into the signed `q` (one xor) and multiplied by the sign trick: `|q|` (unsigned, <= 128) times the activation
@@ -137,7 +137,14 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
                                 _mm256_maddubs_epi16(v[k], bcast(a, k))
                             };
                         }
-                        let (lo, hi) = if F == Q6_K || F == Q8_0 {
+                        let (lo, hi) = if F == Q6_K {
+                            // two groups' exact pair sums add up in int16 (6-bit codes: |sum| <= 2 x 16,002)
+                            let sum2 = |a: __m256i, b: __m256i| _mm256_madd_epi16(_mm256_add_epi16(a, b), ones);
+                            (
+                                _mm256_add_epi32(sum2(pairs[0], pairs[1]), sum2(pairs[2], pairs[3])),
+                                _mm256_add_epi32(sum2(pairs[4], pairs[5]), sum2(pairs[6], pairs[7])),
+                            )
+                        } else if F == Q8_0 {
                             let mut q = [_mm256_setzero_si256(); 8];
                             for (o, &pk) in q.iter_mut().zip(&pairs) {
                                 *o = _mm256_madd_epi16(pk, ones);
