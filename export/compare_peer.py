@@ -29,25 +29,18 @@ def peer_header(p: dict) -> list:
     ]
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--specrt", required=True)
-    ap.add_argument("--pipeline", required=True)
-    ap.add_argument("--peer", required=True)
-    ap.add_argument("--json", default=None)
-    a = ap.parse_args(argv)
-    s = json.load(open(a.specrt))
-    p = json.load(open(a.peer))
-    rows = [r for r in s["results"] if r["pipeline"] == a.pipeline and r["strategy"] == "ar"]
+def comparison(s: dict, p: dict, pipeline: str):
+    """The rows `(metric, specrt, llama.cpp, higher_is_better)` of one pipeline's `overall` AR row and latency rows
+    (`s`: a results.json) against a peer JSON `p`; None when the pipeline has no AR rows."""
+    rows = [r for r in s["results"] if r["pipeline"] == pipeline and r["strategy"] == "ar"]
     row = next((r for r in rows if r["category"] == "overall"), rows[0] if rows else None)
     if row is None:
-        print(f"no AR rows for pipeline {a.pipeline}", file=sys.stderr)
-        return 1
+        return None
     table = [
         ("decode tokens/s", row["decode_tokens_per_second"], p["decode_tokens_per_second_mean"], True),
         ("prefill tokens/s", row["prefill_tokens_per_second"], p["prefill_tokens_per_second_mean"], True),
     ]
-    lat = {l["context"]: l["median_ms"] for l in s.get("latency", []) if l["pipeline"] == a.pipeline}
+    lat = {l["context"]: l["median_ms"] for l in s.get("latency", []) if l["pipeline"] == pipeline}
     for ctx, ms in sorted(lat.items()):
         peer_ms = p.get("latency_ms_by_context", {}).get(str(ctx))
         if peer_ms is None:
@@ -60,6 +53,22 @@ def main(argv=None) -> int:
             label = f"ms/token at context {ctx}"
         if peer_ms is not None:
             table.append((label, ms, peer_ms, False))
+    return table
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--specrt", required=True)
+    ap.add_argument("--pipeline", required=True)
+    ap.add_argument("--peer", required=True)
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args(argv)
+    s = json.load(open(a.specrt))
+    p = json.load(open(a.peer))
+    table = comparison(s, p, a.pipeline)
+    if table is None:
+        print(f"no AR rows for pipeline {a.pipeline}", file=sys.stderr)
+        return 1
     for line in peer_header(p):
         print(line)
     print()

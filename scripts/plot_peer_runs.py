@@ -13,6 +13,10 @@ nat-small3/results.json. Ratios are computed inside each run (specrt and llama.c
 import argparse
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from export.compare_peer import comparison  # noqa: E402  (the repository root: the same rows as the peer tables)
 
 
 def ratios(folder: str) -> dict:
@@ -21,18 +25,15 @@ def ratios(folder: str) -> dict:
             return json.load(f)
 
     out = {}
-    for model, bench, peer, pipeline, context in [
-        ("SmolLM2-135M", "kernels-smollm2", "peer-smollm2-kernels.json", "smollm2-int4-ggml-ar", 2000),
-        ("Qwen2.5-Coder-1.5B", "kernels-qwen", "peer-qwen-kernels.json", "qwen1.5b-ggml-ar", 2000),
+    for model, bench, peer, pipeline in [
+        ("SmolLM2-135M", "kernels-smollm2", "peer-smollm2-kernels.json", "smollm2-int4-ggml-ar"),
+        ("Qwen2.5-Coder-1.5B", "kernels-qwen", "peer-qwen-kernels.json", "qwen1.5b-ggml-ar"),
     ]:
-        r = load(bench, "results.json")
-        p = load(peer)
-        row = next(x for x in r["results"] if x["pipeline"] == pipeline and x["category"] == "overall")
-        out[f"{model}\ndecode"] = row["decode_tokens_per_second"] / p["decode_tokens_per_second_median"]
-        mine = next(x["median_ms"] for x in r["latency"] if x["pipeline"] == pipeline and x["context"] == context)
-        theirs = p["latency_ms_by_context"]
-        peer_ms = theirs.get(str(context)) or theirs.get(str(2048))
-        out[f"{model}\nlatency @2000"] = peer_ms / mine
+        rows = {name: (mine, theirs) for name, mine, theirs, _ in comparison(load(bench, "results.json"), load(peer), pipeline)}
+        mine, theirs = rows["decode tokens/s"]
+        out[f"{model}\ndecode"] = mine / theirs
+        mine, theirs = next(v for name, v in rows.items() if name.startswith("ms/token at context 2000"))
+        out[f"{model}\nlatency @2000"] = theirs / mine
     nat = next(x for x in load("nat-small3", "results.json")["results"] if x["strategy"] == "nat" and x["decode"] == "greedy")
     out["CTC NAT\nvs AR / 10"] = nat["latency_speedup_vs_ar"] / 10.0
     return out

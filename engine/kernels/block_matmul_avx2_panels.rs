@@ -97,16 +97,21 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
         let mut off = [[_mm256_setzero_ps(); R]; H];
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
+            // the block header's scales of each half, read once per block (a K-quant block has 8 sub-blocks)
+            let mut dvs = [_mm256_setzero_ps(); H];
+            let mut mvs = [_mm256_setzero_ps(); H];
+            for hh in 0..H {
+                let h = h0 + hh;
+                dvs[hh] = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+                if has_m {
+                    mvs[hh] = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i));
+                }
+            }
             for j in 0..sub {
                 for hh in 0..H {
                     let h = h0 + hh;
                     let (acc, off) = (&mut acc[hh], &mut off[hh]);
-                    let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
-                    let mv = if has_m {
-                        _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i))
-                    } else {
-                        _mm256_setzero_ps()
-                    };
+                    let (dv, mv) = (dvs[hh], mvs[hh]);
                     let at = blk.add(header + j * (sub_scales + code_bytes));
                     let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
                     let (s_lo, s_hi, m) = match F {
