@@ -13,7 +13,7 @@ MODELS   := models
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
-TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
+TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
             $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) \
             $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
@@ -94,6 +94,11 @@ $(MODELS)/tiny-kquant-int4/manifest.json: $(VENV)/.stamp export/tiny.py export/g
 $(MODELS)/tiny-fp32-gpu/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/gpu_weights.py
 	rm -rf $(MODELS)/tiny-fp32-gpu && cp -r $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu
 	$(VPY) -m export gpu-weights --tiny --model-dir $(MODELS)/tiny-fp32-gpu
+
+# tiny-fp32's weights in the GPU form of the contract (standard ONNX operators only: what `specrt build-plans`
+# hands TensorRT); the engine runs it on ONNX Runtime's CPU provider too (tests/plain_attention.rs).
+$(MODELS)/tiny-fp32-plain/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --attention-kernel plain --out $(MODELS)/tiny-fp32-plain
 
 $(MODELS)/tiny-int8/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --precision int8 --out $(MODELS)/tiny-int8

@@ -37,6 +37,10 @@ pub enum Error {
     /// libonnxruntime could not be found or loaded.
     #[error("ONNX Runtime library: {0}")]
     RuntimeLibrary(String),
+    /// TensorRT (engine/backend/tensorrt/): a library that cannot be loaded or has the wrong major version, a
+    /// plan that does not match its manifest or its GPU, a refused shape or binding; the text names which.
+    #[error("TensorRT: {0}")]
+    TensorRt(String),
     /// An error reported by the backend (ONNX Runtime) while building a session or running a graph.
     #[error("backend: {0}")]
     Backend(String),

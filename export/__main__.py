@@ -28,9 +28,11 @@ def _common(p: argparse.ArgumentParser, default_precision: str = "auto", keep_fl
                    help="int4/int8 linear layers: ONNX Runtime's MatMulNBits (runs in any ONNX Runtime) or ggml = "
                         "the engine's ai.specrt::MatMulGgml over the GGUF's Q4_0/Q4_1/Q8_0/Q4_K/Q6_K blocks as stored "
                         "(exact, batch-invariant; runs only in specrt)")
-    p.add_argument("--attention-kernel", choices=["gqa", "specrt"], default="gqa",
-                   help="attention: ONNX Runtime's GroupQueryAttention or specrt = the engine's BatchInvariantAttention "
-                        "(same contract, one query row at a time, so decode steps equal verification rows; specrt only)")
+    p.add_argument("--attention-kernel", choices=["gqa", "specrt", "plain"], default="gqa",
+                   help="attention: ONNX Runtime's GroupQueryAttention, specrt = the engine's BatchInvariantAttention "
+                        "(same contract, one query row at a time, so decode steps equal verification rows; specrt only) "
+                        "or plain = standard ONNX operators only (the GPU form TensorRT parses: `specrt build-plans`; "
+                        "with float weights)")
     p.add_argument("--kv-dtype", choices=["auto", "fp16"], default="auto",
                    help="KV cache type: auto = the activations' type; fp16 = a float16 cache under float32 activations "
                         "(half the bytes per cached token; needs --attention-kernel specrt)")

@@ -35,7 +35,7 @@ MS = "com.microsoft"
 SPECRT = "ai.specrt"
 GGML_KERNEL_TYPES = ("Q4_0", "Q4_1", "Q8_0", "Q4_K", "Q6_K")
 LINEAR_KERNELS = ("matmulnbits", "ggml")
-ATTENTION_KERNELS = ("gqa", "specrt")
+ATTENTION_KERNELS = ("gqa", "specrt", "plain")
 PRECISIONS = ("fp32", "fp16", "int8", "int4")
 
 
@@ -320,6 +320,113 @@ class _Builder:
         z = g.op("MatMul", [z, g.init(f"{name}.space_b_t", b_t.astype(self.fdtype))], name=f"{name}/space/B")
         return g.op("Add", [y, z], name=f"{name}/space/Add")
 
+    # -- the GPU form: standard ONNX operators only ---------------------------------------------------------
+    def _skip_norm(self, a: str, residual: str, weight: str, name: str, eps: float,
+                   sum_name: Optional[str] = None) -> tuple:
+        """(RMSNorm(a + residual), a + residual): ONNX Runtime's fused SkipSimplifiedLayerNormalization, or for the
+        plain form an Add and the opset-23 RMSNormalization (operators TensorRT's ONNX parser implements)."""
+        g = self.g
+        if self.attention_kernel != "plain":
+            outs = [f"{name}/out", "", "", sum_name or f"{name}/sum"]
+            x, _, _, h = g.op("SkipSimplifiedLayerNormalization", [a, residual, weight], domain=MS, name=name,
+                              outputs=outs, epsilon=eps)
+            return x, h
+        h = g.op("Add", [a, residual], name=f"{name}/Add", outputs=[sum_name or f"{name}/sum"])
+        x = g.op("RMSNormalization", [h, weight], name=name, axis=-1, epsilon=eps)
+        return x, h
+
+    def _plain_shared(self, cos_n: str, sin_n: str, D: int) -> dict:
+        """Per-graph values of the plain attention, built once: the new tokens' KV slots, the rotary tables at
+        their positions, and the causal part of the mask (GroupQueryAttention applies causal order itself, and
+        the contract's attention_bias is on top of it; export/CONTRACT.md)."""
+        if getattr(self, "_plain", None) is not None:
+            return self._plain
+        g, i64 = self.g, np.int64
+        made = {}
+
+        def c(n, v):  # one int64 constant per name, shared by every layer
+            if n not in made:
+                made[n] = g.init(f"plain.{n}", np.array(v, i64))
+            return made[n]
+        seq = g.op("Shape", ["input_ids"], name="plain/seq", start=1, end=2)  # [1]
+        total = g.op("Cast", [g.op("Reshape", ["total_sequence_length", c("one_shape", [1])], name="plain/total1")],
+                     name="plain/total", to=TensorProto.INT64)  # [1]
+        # past = seqlens_k + 1 - seq (seqlens_k = total - 1 for the one sequence; using it keeps the input live)
+        past = g.op("Sub", [g.op("Add", [g.op("Cast", ["seqlens_k"], name="plain/seqlens", to=TensorProto.INT64),
+                                          c("one", [1])], name="plain/seqlens1"), seq], name="plain/past")
+        scalar = lambda x, n: g.op("Squeeze", [x, c("axis0", [0])], name=f"plain/{n}")  # noqa: E731
+        past_s, total_s, seq_s = scalar(past, "past_s"), scalar(total, "total_s"), scalar(seq, "seq_s")
+        slots = g.op("Range", [past_s, total_s, c("step", 1)], name="plain/slots")  # [S]
+        # rotary: [B, 1, S, D] tables (rotate_half layout: the half-table twice)
+        def table(cache, n):
+            t = g.op("Gather", [cache, "position_ids"], name=f"plain/{n}/Gather", axis=0)  # [B, S, D/2]
+            t = g.op("Concat", [t, t], name=f"plain/{n}/Concat", axis=-1)
+            return g.op("Unsqueeze", [t, c("axis1", [1])], name=f"plain/{n}/Unsqueeze")
+        # causal: new row r sees cached/new slot j iff j <= past + r; float32 [S, T]
+        rows = g.op("Unsqueeze", [g.op("Range", [c("zero", 0), seq_s, c("step", 1)], name="plain/rows0"),
+                                  c("axis_last", [1])], name="plain/rows1")
+        rows = g.op("Add", [rows, past], name="plain/rows")
+        cols = g.op("Range", [c("zero", 0), total_s, c("step", 1)], name="plain/cols")
+        hidden = g.op("Greater", [cols, rows], name="plain/hidden")
+        causal = g.op("Where", [hidden, g.init("plain.neg", np.array(-1e9, np.float32)),
+                                g.init("plain.zero_f", np.array(0.0, np.float32))], name="plain/causal")
+        bias = g.op("Add", ["attention_bias", causal], name="plain/bias")  # [B, 1, S, T] float32
+        self._plain = {"slots": slots, "total": total, "cos": table(cos_n, "cos"), "sin": table(sin_n, "sin"),
+                       "bias": bias, "c": c}
+        return self._plain
+
+    def _plain_attention(self, qkv: str, i: int, cos_n: str, sin_n: str, NH: int, KVH: int, D: int) -> str:
+        """Grouped-query attention over the shared KV buffer in standard ONNX operators: rotary (rotate_half),
+        the new keys/values scattered into slots past..past+S of the cache (ScatterElements, written to
+        present_key/value, which the engine binds to the same buffer as past_key/value), scores over slots
+        0..total in float32 with the causal order and the contract's additive bias, softmax, values. Same math as
+        GroupQueryAttention; runs in ONNX Runtime (CPU, CUDA) and parses in TensorRT."""
+        g, p = self.g, f"layers.{i}/attn"
+        sh = self._plain_shared(cos_n, sin_n, D)
+        c = sh["c"]
+        f32 = TensorProto.FLOAT
+        q, k, v = g.op("Split", [qkv, c(f"split{i}", [NH * D, KVH * D, KVH * D])], n_out=3, name=f"{p}/Split",
+                       axis=-1)
+
+        def heads(x, n, name):
+            x = g.op("Reshape", [x, c(f"heads{n}", [0, 0, n, D])], name=f"{p}/{name}/Reshape")
+            return g.op("Transpose", [x], name=f"{p}/{name}/Transpose", perm=[0, 2, 1, 3])  # [B, n, S, D]
+
+        def rotary(x, name):
+            x1 = g.op("Slice", [x, c("h0", [0]), c("h1", [D // 2]), c("axis3", [3])], name=f"{p}/{name}/x1")
+            x2 = g.op("Slice", [x, c("h1", [D // 2]), c("h2", [D]), c("axis3", [3])], name=f"{p}/{name}/x2")
+            rh = g.op("Concat", [g.op("Neg", [x2], name=f"{p}/{name}/Neg"), x1], name=f"{p}/{name}/rot", axis=3)
+            return g.op("Add", [g.op("Mul", [x, sh["cos"]], name=f"{p}/{name}/cos"),
+                                g.op("Mul", [rh, sh["sin"]], name=f"{p}/{name}/sin")], name=f"{p}/{name}/rope")
+
+        qh, kh, vh = rotary(heads(q, NH, "q"), "q"), rotary(heads(k, KVH, "k"), "k"), heads(v, KVH, "v")
+        idx = g.op("Reshape", [sh["slots"], c("slot_shape", [1, 1, -1, 1])], name=f"{p}/slots")
+        idx = g.op("Expand", [idx, g.op("Shape", [kh], name=f"{p}/k_shape")], name=f"{p}/slot_index")
+        pk = g.op("ScatterElements", [f"past_key.{i}", idx, kh], name=f"{p}/write_k", axis=2,
+                  outputs=[f"present_key.{i}"])
+        pv = g.op("ScatterElements", [f"past_value.{i}", idx, vh], name=f"{p}/write_v", axis=2,
+                  outputs=[f"present_value.{i}"])
+
+        def cached(x, name):
+            x = g.op("Slice", [x, c("zero1", [0]), sh["total"], c("axis2", [2])], name=f"{p}/{name}/Slice")
+            if NH != KVH:  # every KV head serves NH / KVH query heads
+                x = g.op("Unsqueeze", [x, c("axis2", [2])], name=f"{p}/{name}/Unsqueeze")
+                x = g.op("Expand", [x, c("group", [1, 1, NH // KVH, 1, 1])], name=f"{p}/{name}/Expand")
+                x = g.op("Reshape", [x, c("grouped", [0, NH, -1, D])], name=f"{p}/{name}/Reshape")
+            return g.op("Cast", [x], name=f"{p}/{name}/Cast", to=f32)  # [B, NH, T, D]
+
+        kc, vc = cached(pk, "K"), cached(pv, "V")
+        qf = g.op("Cast", [qh], name=f"{p}/q/Cast", to=f32)
+        scores = g.op("MatMul", [qf, g.op("Transpose", [kc], name=f"{p}/K/T", perm=[0, 1, 3, 2])], name=f"{p}/QK")
+        scores = g.op("Mul", [scores, g.init(f"plain.scale.{i}", np.array(1.0 / np.sqrt(D), np.float32))],
+                      name=f"{p}/scale")
+        scores = g.op("Add", [scores, sh["bias"]], name=f"{p}/mask")
+        probs = g.op("Softmax", [scores], name=f"{p}/Softmax", axis=-1)
+        out = g.op("MatMul", [probs, vc], name=f"{p}/PV")  # [B, NH, S, D]
+        out = g.op("Transpose", [out], name=f"{p}/out/Transpose", perm=[0, 2, 1, 3])
+        out = g.op("Reshape", [out, c("merge", [0, 0, NH * D])], name=f"{p}/out/Reshape")
+        return g.op("Cast", [out], name=f"{p}/out/Cast", to=self.tdtype)
+
     # -- whole graph -------------------------------------------------------------------------------------
     def build(self, n_layers: int, hidden_states: bool, mask_row: Optional[np.ndarray] = None,
               lowrank: Optional[list] = None) -> BuildResult:
@@ -387,20 +494,23 @@ class _Builder:
                 qkv_bias = np.concatenate([L.q_bias, L.k_bias, L.v_bias]).astype(np.float32)
             lr = lowrank[i] if lowrank is not None else {}
             qkv, w_qkv = self.linear(x, [L.q, L.k, L.v], f"{p}.attn.qkv_proj", bias=qkv_bias, lowrank=lr.get("qkv"))
-            # The engine's BatchInvariantAttention takes GroupQueryAttention's inputs, outputs and attributes.
-            specrt_op = "BatchInvariantAttentionF16Kv" if self.kv_f16 and self.precision != "fp16" else "BatchInvariantAttention"
-            attn_op, attn_dom = ((specrt_op, SPECRT) if self.attention_kernel == "specrt"
-                                 else ("GroupQueryAttention", MS))
-            attn = g.op(attn_op,
-                        [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
-                         cos_n, sin_n, "position_ids", bias_in],
-                        domain=attn_dom, name=f"{p}/{attn_op}",
-                        outputs=[f"{p}/attn_out", f"present_key.{i}", f"present_value.{i}"],
-                        num_heads=NH, kv_num_heads=KVH, do_rotary=1, rotary_interleaved=0)[0]
+            if self.attention_kernel == "plain":
+                attn = self._plain_attention(qkv, i, cos_n, sin_n, NH, KVH, D)
+            else:
+                # The engine's BatchInvariantAttention takes GroupQueryAttention's inputs, outputs and attributes.
+                specrt_op = ("BatchInvariantAttentionF16Kv" if self.kv_f16 and self.precision != "fp16"
+                             else "BatchInvariantAttention")
+                attn_op, attn_dom = ((specrt_op, SPECRT) if self.attention_kernel == "specrt"
+                                     else ("GroupQueryAttention", MS))
+                attn = g.op(attn_op,
+                            [qkv, "", "", f"past_key.{i}", f"past_value.{i}", "seqlens_k", "total_sequence_length",
+                             cos_n, sin_n, "position_ids", bias_in],
+                            domain=attn_dom, name=f"{p}/{attn_op}",
+                            outputs=[f"{p}/attn_out", f"present_key.{i}", f"present_value.{i}"],
+                            num_heads=NH, kv_num_heads=KVH, do_rotary=1, rotary_interleaved=0)[0]
             o, w_o = self.linear(attn, [L.o], f"{p}.attn.o_proj", lowrank=lr.get("o"))
-            x, _, _, h = g.op("SkipSimplifiedLayerNormalization",
-                              [o, h, g.init(f"{p}.ffn_norm.weight", L.ffn_norm.astype(self.fdtype))],
-                              n_out=4, domain=MS, name=f"{p}/ffn_norm", epsilon=eps)
+            x, h = self._skip_norm(o, h, g.init(f"{p}.ffn_norm.weight", L.ffn_norm.astype(self.fdtype)),
+                                   f"{p}/ffn_norm", eps)
             gu, w_gu = self.linear(x, [L.gate, L.up], f"{p}.mlp.gate_up_proj", lowrank=lr.get("gate_up"))
             gate, up = g.op("Split", [gu], n_out=2, name=f"{p}/mlp/Split", axis=-1, num_outputs=2)
             act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate], name=f"{p}/mlp/Sigmoid")],
@@ -410,10 +520,8 @@ class _Builder:
             norm_w = ck.final_norm if last else ck.layers[i + 1].attn_norm
             norm_name = "final_norm.weight" if last else f"layers.{i + 1}.attn_norm.weight"
             sum_name = "hidden_states" if (last and hidden_states and self.precision != "fp16") else None
-            outs = [f"{p}/next_norm_out", "", "", sum_name or f"{p}/residual_out"]
-            x, _, _, h = g.op("SkipSimplifiedLayerNormalization",
-                              [d, h, g.init(norm_name, norm_w.astype(self.fdtype))], domain=MS,
-                              name=f"{p}/next_norm", outputs=outs, epsilon=eps)
+            x, h = self._skip_norm(d, h, g.init(norm_name, norm_w.astype(self.fdtype)), f"{p}/next_norm", eps,
+                                   sum_name or f"{p}/residual_out")
             if last and hidden_states and self.precision == "fp16":
                 g.op("Cast", [h], name="hidden_states/Cast", outputs=["hidden_states"], to=f32)
             nq, nk = NH * D, KVH * D

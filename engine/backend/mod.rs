@@ -14,6 +14,8 @@
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod onnxruntime;
+#[cfg(feature = "tensorrt")]
+pub mod tensorrt;
 
 use std::path::Path;
 use std::sync::Arc;

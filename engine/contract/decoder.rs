@@ -199,6 +199,13 @@ pub struct Precision {
     /// KV cache element type.
     #[serde(default)]
     pub kv_dtype: KvDType,
+    /// Operator of the int4/int8 linear layers (`matmulnbits`, `ggml`); absent for float weights.
+    #[serde(default)]
+    pub linear_kernel: Option<String>,
+    /// Attention operator: `gqa` (ONNX Runtime's GroupQueryAttention), `specrt` (the engine's own) or `plain`
+    /// (standard ONNX operators: the GPU form TensorRT parses). Absent in exports older than the key (= `gqa`).
+    #[serde(default)]
+    pub attention_kernel: Option<String>,
     /// The checkpoint's own quantization (e.g. `Q4_1`).
     #[serde(default)]
     pub source_quantization: Option<String>,

@@ -75,7 +75,9 @@ impl specrt_status {
         match error {
             Error::Config { .. } => specrt_status::SPECRT_CONFIG,
             Error::Model { .. } | Error::Contract { .. } | Error::Tokenizer(_) | Error::ChatTemplate(_) => specrt_status::SPECRT_MODEL,
-            Error::RuntimeLibrary(_) | Error::Backend(_) | Error::Provider { .. } | Error::Allocation { .. } => specrt_status::SPECRT_BACKEND,
+            Error::RuntimeLibrary(_) | Error::Backend(_) | Error::TensorRt(_) | Error::Provider { .. } | Error::Allocation { .. } => {
+                specrt_status::SPECRT_BACKEND
+            }
             Error::PromptTooLong { .. } | Error::PromptTooLarge { .. } => specrt_status::SPECRT_PROMPT_TOO_LONG,
             Error::InvalidRequest(_) | Error::InvalidValue { .. } => specrt_status::SPECRT_INVALID_ARGUMENT,
             Error::Cancelled => specrt_status::SPECRT_CANCELLED,
