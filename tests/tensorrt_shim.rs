@@ -240,3 +240,22 @@ fn build_plans_refuses_cpu_exports_and_carries_the_parsers_errors() {
     let e = open(false).build(b"x", &path, &[], 0).unwrap_err().to_string();
     assert!(e.contains("the ONNX parser library was not opened"), "{e}");
 }
+
+#[test]
+fn the_build_plans_command_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |model: &Path| {
+        let cfg = dir.path().join("p.yaml");
+        std::fs::write(&cfg, format!("model: {}\ncontext_length: 256\n", model.display())).unwrap();
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_specrt")).args(["build-plans", "--config"]).arg(&cfg).arg("--out").arg(dir.path()).output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = run(&common::tiny());
+    assert!(e.contains("export the GPU form of the contract") && e.contains("--attention-kernel plain"), "{e}");
+    // The GPU form passes that check; this machine then lacks the GPU (CI) or TensorRT (a GPU machine without it).
+    let e = run(&common::model_dir("tiny-fp32-plain"));
+    assert!(e.contains("build-plans needs the GPU the plans are for") || e.contains("cannot load libnvinfer.so.11"), "{e}");
+    assert!(!dir.path().join("tiny-fp32-plain-ctx256.plan").exists());
+}

@@ -29,6 +29,33 @@ enum Command {
     /// (see docs/GPU.md; needs the `cuda` cargo feature and an NVIDIA GPU).
     #[cfg(feature = "cuda")]
     BenchGpu(specrt::bench::gpu::GpuBenchArgs),
+    /// Build TensorRT plans of a pipeline's model into plans/ (see docs/GPU.md "TensorRT"; needs the `tensorrt`
+    /// cargo feature, an NVIDIA GPU and TensorRT 11 with its ONNX parser, and the GPU form of the export).
+    #[cfg(feature = "tensorrt")]
+    BuildPlans(BuildPlansArgs),
+}
+
+#[cfg(feature = "tensorrt")]
+#[derive(Args)]
+struct BuildPlansArgs {
+    /// The pipeline YAML whose `model` (and `context_length`, `backend.cuda.device_id`) the plan is for.
+    #[arg(long)]
+    config: PathBuf,
+    /// Where the plan and its manifest go.
+    #[arg(long, default_value = "plans")]
+    out: PathBuf,
+    /// Folder holding libnvinfer.so.11 and libnvonnxparser.so.11 (default: the dynamic loader's search path).
+    #[arg(long)]
+    library_dir: Option<PathBuf>,
+    /// Longest prompt chunk of the prefill profile.
+    #[arg(long, default_value_t = 512)]
+    prefill_max: i64,
+    /// Longest decode/verify pass of the decode profile (token trees and SPACE steps included).
+    #[arg(long, default_value_t = 64)]
+    verify_max: i64,
+    /// Builder workspace limit in MiB (0 = TensorRT's default).
+    #[arg(long, default_value_t = 0)]
+    workspace_mib: usize,
 }
 
 #[derive(Args)]
@@ -121,6 +148,17 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve(args),
         #[cfg(feature = "cuda")]
         Command::BenchGpu(args) => specrt::bench::gpu::run(&args).map_err(Into::into),
+        #[cfg(feature = "tensorrt")]
+        Command::BuildPlans(a) => specrt::backend::tensorrt::plans::build_for_config(
+            &a.config,
+            &a.out,
+            a.library_dir.as_deref(),
+            a.prefill_max,
+            a.verify_max,
+            a.workspace_mib << 20,
+        )
+        .map(|_| ())
+        .map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -158,6 +158,50 @@ pub fn build_plan(trt: &TensorRt, model: &Manifest, out_dir: &Path, opts: &Build
     Ok(manifest_path)
 }
 
+/// `specrt build-plans`: the plan of a pipeline's target model for the GPU `device_id`, into `out_dir`. The KV
+/// capacity is the pipeline's `context_length` (default: min(2048, the model's maximum positions), as when the
+/// pipeline loads). Libraries come from `library_dir` or the loader's search path.
+pub fn build_for_config(
+    config: &Path,
+    out_dir: &Path,
+    library_dir: Option<&Path>,
+    prefill_max: i64,
+    verify_max: i64,
+    workspace_bytes: usize,
+) -> Result<PathBuf> {
+    let loaded = crate::config::load_file(config)?;
+    let model = Manifest::load(&loaded.config.model)?;
+    let capacity = loaded.config.context_length.unwrap_or_else(|| model.dims.max_position_embeddings.min(2048)) as i64;
+    check_gpu_form(&model)?;
+    let device = loaded.config.backend.cuda.device_id;
+    // TensorRT builds for the GPU it runs on; the driver names it (and a machine without one is told so here).
+    let gpu = crate::backend::cuda::driver::Context::new(device)
+        .map_err(|e| Error::TensorRt(format!("build-plans needs the GPU the plans are for (TensorRT tunes them on it): {e}")))?;
+    let paths = match library_dir {
+        Some(dir) => super::LibraryPaths::in_dir(dir, true),
+        None => super::LibraryPaths::default_names(true),
+    };
+    let trt = TensorRt::open(&paths)?;
+    let limits = ProfileLimits {
+        capacity,
+        prefill_max: prefill_max.min(capacity),
+        prefill_opt: 128.min(prefill_max).min(capacity),
+        verify_max: verify_max.min(capacity),
+    };
+    eprintln!(
+        "[build-plans] {} on {} with TensorRT {}: capacity {capacity}, prefill <= {}, decode/verify <= {}",
+        model.header.dir.display(),
+        gpu.name,
+        version_text(trt.version()),
+        limits.prefill_max,
+        limits.verify_max
+    );
+    let started = std::time::Instant::now();
+    let out = build_plan(&trt, &model, out_dir, &BuildOptions { limits, workspace_bytes, gpu: gpu.name.clone() })?;
+    eprintln!("[build-plans] wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+    Ok(out)
+}
+
 /// Reads a plan manifest, checks it against the model, the library and the GPU, deserializes the plan and checks
 /// its IO tensors against the model's declared graph.
 pub fn load_plan(trt: &TensorRt, manifest_path: &Path, model: &Manifest, gpu: &str) -> Result<(PlanManifest, Engine)> {
