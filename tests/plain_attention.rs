@@ -52,3 +52,17 @@ fn speculative_decoding_on_the_plain_form_equals_its_ar() {
         assert_eq!(greedy(&mut p, prompt, 256), want, "prompt {i}: speculative on the plain form differs from its AR");
     }
 }
+
+#[test]
+fn onnx_runtimes_gpu_providers_are_refused_for_both_forms_with_the_reason() {
+    let d = tempfile::tempdir().unwrap();
+    let load = |model: &std::path::Path| {
+        let path = d.path().join("gpu.yaml");
+        std::fs::write(&path, format!("model: {}\nbackend:\n  providers: [cuda]\n", model.display())).unwrap();
+        Pipeline::load(&path).map(|_| ()).unwrap_err().to_string()
+    };
+    let e = load(&tiny());
+    assert!(e.contains("`cuda` could not be registered") && e.contains("GroupQueryAttention takes no attention_bias"), "{e}");
+    let e = load(&model_dir("tiny-fp32-plain"));
+    assert!(e.contains("KV cache in host memory") && e.contains("backend: {kind: cuda}"), "{e}");
+}

@@ -146,16 +146,22 @@ impl Backend for OnnxRuntime {
     }
 
     fn open_decoder(&self, manifest: &Manifest, capacity: usize) -> Result<Box<dyn DecoderGraph>> {
-        // The decoder contract feeds GroupQueryAttention an `attention_bias` (token trees need it), which ONNX
-        // Runtime's CUDA kernel rejects, and that kernel is registered for fp16/bf16 only while our exports are
-        // fp32/int8/int4 on the CPU: a GPU provider cannot run it, so the config is refused up front instead of
-        // failing inside the first step (docs/GPU.md).
+        // The CPU forms of the contract feed GroupQueryAttention an `attention_bias` (token trees need it), which
+        // ONNX Runtime's CUDA kernel rejects (and registers for fp16/bf16 only); the GPU form
+        // (`attention_kernel: plain`) has no such operator, but this backend binds the KV cache, bias and logits
+        // in host memory, so a GPU provider would copy the whole cache across PCIe every step. Either way the
+        // config is refused up front instead of failing or crawling inside the first step (docs/GPU.md).
         if let Some(p) = self.settings.providers.iter().find(|p| !matches!(p, crate::config::ProviderConfig::Cpu)) {
+            let why = if manifest.precision.attention_kernel.as_deref() == Some("plain") {
+                "this backend keeps the KV cache in host memory (no device binding), so every step would copy the whole cache"
+            } else {
+                "its GroupQueryAttention takes no attention_bias and only fp16/bf16"
+            };
             return Err(Error::Provider {
                 provider: p.name().into(),
                 message: format!(
-                    "ONNX Runtime's {} provider cannot run the decoder contract (its GroupQueryAttention takes no attention_bias \
-                     and only fp16/bf16): run decoders on a GPU with `backend: {{kind: cuda}}` (the native CUDA backend, docs/GPU.md)",
+                    "ONNX Runtime's {} provider cannot run the decoder contract ({why}): run decoders on a GPU with \
+                     `backend: {{kind: cuda}}` (the native CUDA backend, docs/GPU.md)",
                     p.name()
                 ),
             });
