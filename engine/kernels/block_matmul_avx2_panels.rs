@@ -62,6 +62,30 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
             let mut r0 = 0;
             while r0 < x.rows() {
                 let left = x.rows() - r0;
+                if matches!(F, Q4_0 | Q4_1 | Q4_K) && left > 1 {
+                    // SAFETY: as below.
+                    unsafe {
+                        match left {
+                            2 => tile_4bit::<F, 2>(ops, p, h, r0),
+                            3 => tile_4bit::<F, 3>(ops, p, h, r0),
+                            _ => tile_4bit::<F, TILE>(ops, p, h, r0),
+                        }
+                    }
+                    r0 += left.min(TILE);
+                    continue;
+                }
+                if F == Q8_0 && left > 1 {
+                    // SAFETY: as below.
+                    unsafe {
+                        match left {
+                            2 => tile_q8_0::<2>(ops, p, h, r0),
+                            3 => tile_q8_0::<3>(ops, p, h, r0),
+                            _ => tile_q8_0::<TILE>(ops, p, h, r0),
+                        }
+                    }
+                    r0 += left.min(TILE);
+                    continue;
+                }
                 // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
                 unsafe {
                     match left {
@@ -165,16 +189,7 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
                             };
                             (sum4(pairs[0], pairs[1], pairs[2], pairs[3]), sum4(pairs[4], pairs[5], pairs[6], pairs[7]))
                         };
-                        let (hs_lo, hs_hi) = (*ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
-                        let isum = match F {
-                            Q4_1 | Q8_0 => _mm256_add_epi32(lo, hi),
-                            Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
-                            Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
-                            _ => _mm256_add_epi32(
-                                _mm256_mullo_epi32(_mm256_sub_epi32(lo, _mm256_set1_epi32(32 * hs_lo)), s_lo),
-                                _mm256_mullo_epi32(_mm256_sub_epi32(hi, _mm256_set1_epi32(32 * hs_hi)), s_hi),
-                            ),
-                        };
+                        let isum = combine::<F>(lo, hi, s_lo, s_hi, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
                         let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
                         acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
                         if has_m {
@@ -185,18 +200,153 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
             }
         }
         for hh in 0..H {
-            let col = p * PANEL + (h0 + hh) * HALF;
-            let lanes = (ops.n - col).min(HALF);
-            for r in 0..R {
-                let out = _mm256_add_ps(acc[hh][r], off[hh][r]);
-                let dst = ops.y.add((r0 + r) * ops.stride + col);
-                if lanes == HALF {
-                    _mm256_storeu_ps(dst, out);
+            store(ops, p, h0 + hh, r0, &acc[hh], &off[hh]);
+        }
+    }
+}
+
+/// The multi-row tile of the 4-bit formats (Q4_0, Q4_1, Q4_K), group by group like [`tile_q8_0`]: one packed
+/// load gives groups g and g + 4 (low and high nibbles), each multiplied into every row's int16 sums of its four
+/// groups (exact: |sum| <= 15,240 whatever the order of the adds) before the next load. The int32 and float steps
+/// are [`tile`]'s, in its order, so the bits are the same.
+#[inline(always)]
+unsafe fn tile_4bit<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+    let format = format_of(F);
+    let has_m = F == Q4_1 || F == Q4_K;
+    let sub = format.sub_blocks();
+    let (header, sub_scales, code_bytes) =
+        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
+    let block_stride = panel_matrix::block_stride(format);
+    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
+    unsafe {
+        let base = ops.weights.add(p * ops.panel_bytes);
+        let mask = _mm256_set1_epi8(0x0F);
+        let ones = _mm256_set1_epi16(1);
+        let mut acc = [_mm256_setzero_ps(); R];
+        let mut off = [_mm256_setzero_ps(); R];
+        for b in 0..ops.blocks {
+            let blk = base.add(b * block_stride);
+            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+            let mv = if has_m { _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i)) } else { _mm256_setzero_ps() };
+            for j in 0..sub {
+                let at = blk.add(header + j * (sub_scales + code_bytes));
+                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
+                let (sc, m) = if F == Q4_K {
+                    let sc = _mm256_cvtepu8_epi32(bytes8(0));
+                    let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
+                    (sc, _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN))))
                 } else {
-                    let mut tmp = [0f32; HALF];
-                    _mm256_storeu_ps(tmp.as_mut_ptr(), out);
-                    std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, lanes);
+                    (_mm256_setzero_si256(), mv)
+                };
+                prefetch(at, sub_scales + code_bytes, ahead);
+                let codes_at = at.add(sub_scales);
+                let i0 = r0 * ops.xblocks + b * sub + j;
+                let mut lo16 = [_mm256_setzero_si256(); R];
+                let mut hi16 = [_mm256_setzero_si256(); R];
+                for g in 0..4 {
+                    let packed = _mm256_loadu_si256(codes_at.add(64 * g + 32 * h) as *const __m256i);
+                    let (lo, hi) = (_mm256_and_si256(packed, mask), _mm256_and_si256(_mm256_srli_epi16(packed, 4), mask));
+                    for r in 0..R {
+                        let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                        lo16[r] = _mm256_add_epi16(lo16[r], _mm256_maddubs_epi16(lo, bcast(a, g)));
+                        hi16[r] = _mm256_add_epi16(hi16[r], _mm256_maddubs_epi16(hi, bcast(a, g + 4)));
+                    }
                 }
+                for r in 0..R {
+                    let i = i0 + r * ops.xblocks;
+                    let (lo, hi) = (_mm256_madd_epi16(lo16[r], ones), _mm256_madd_epi16(hi16[r], ones));
+                    let isum = combine::<F>(lo, hi, sc, sc, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
+                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                    if has_m {
+                        off[r] = _mm256_add_ps(off[r], _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i))));
+                    }
+                }
+            }
+        }
+        store(ops, p, h, r0, &acc, &off);
+    }
+}
+
+/// Q8_0's multi-row tile (`y[r0..r0+R, 16p + 8h ..]`), group by group: each 4-input group's codes are loaded,
+/// flipped to the signed `q` and made `|q|` once, then multiplied into every row's int32 sum before the next group.
+/// [`tile`]'s row-by-row order kept all 8 groups' `q` and `|q|` live across the rows (16 vectors: every AVX2
+/// register), so the compiler spilled them; here the live set is R sums, R accumulators and 2 code vectors. The
+/// integer sums are exact in any order and the float steps are [`tile`]'s, so the bits are the same.
+#[inline(always)]
+unsafe fn tile_q8_0<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+    let format = BlockFormat::Q8_0;
+    let (header, code_bytes) = (panel_matrix::header_bytes(format), panel_matrix::code_bytes(format));
+    let block_stride = panel_matrix::block_stride(format);
+    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
+    unsafe {
+        let base = ops.weights.add(p * ops.panel_bytes);
+        let flip = _mm256_set1_epi8(i8::MIN);
+        let ones = _mm256_set1_epi16(1);
+        let mut acc = [_mm256_setzero_ps(); R];
+        for b in 0..ops.blocks {
+            let blk = base.add(b * block_stride);
+            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+            let at = blk.add(header);
+            prefetch(at, code_bytes, ahead);
+            let i0 = r0 * ops.xblocks + b;
+            let mut isum = [_mm256_setzero_si256(); R];
+            for g in 0..8 {
+                let q = _mm256_xor_si256(_mm256_loadu_si256(at.add(64 * g + 32 * h) as *const __m256i), flip);
+                let abs_q = _mm256_sign_epi8(q, q);
+                for (r, sum) in isum.iter_mut().enumerate() {
+                    let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                    let pairs = _mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(bcast(a, g), q));
+                    *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
+                }
+            }
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i0 + r * ops.xblocks)));
+                *acc = _mm256_add_ps(*acc, _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum[r])));
+            }
+        }
+        // y = acc + off with off = 0 (Q8_0 has no offset term), as in `tile`
+        store(ops, p, h, r0, &acc, &[_mm256_setzero_ps(); R]);
+    }
+}
+
+/// A sub-block's exact integer dot products of 8 columns from the two int32 halves of its pair sums (groups 0-3,
+/// 4-7): the format's zero-point fix-up from the activations' half-block sums (`hs_*`) and its sub-scales
+/// (`s_*`, Q4_K and Q6_K).
+#[inline(always)]
+unsafe fn combine<const F: u8>(lo: __m256i, hi: __m256i, s_lo: __m256i, s_hi: __m256i, hs_lo: i32, hs_hi: i32) -> __m256i {
+    // SAFETY: register arithmetic only (AVX2 is enabled by the callers).
+    unsafe {
+        match F {
+            Q4_1 | Q8_0 => _mm256_add_epi32(lo, hi),
+            Q4_0 => _mm256_sub_epi32(_mm256_add_epi32(lo, hi), _mm256_set1_epi32(8 * (hs_lo + hs_hi))),
+            Q4_K => _mm256_mullo_epi32(_mm256_add_epi32(lo, hi), s_lo),
+            _ => _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_sub_epi32(lo, _mm256_set1_epi32(32 * hs_lo)), s_lo),
+                _mm256_mullo_epi32(_mm256_sub_epi32(hi, _mm256_set1_epi32(32 * hs_hi)), s_hi),
+            ),
+        }
+    }
+}
+
+/// Writes `y[r0..r0+R, 16p + 8h ..] = acc + off` (the columns below N).
+#[inline(always)]
+unsafe fn store<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize, acc: &[__m256; R], off: &[__m256; R]) {
+    let col = p * PANEL + h * HALF;
+    let lanes = (ops.n - col).min(HALF);
+    // SAFETY: rows r0..r0+R of y hold `lanes` columns from `col` (caller contract).
+    unsafe {
+        for r in 0..R {
+            let out = _mm256_add_ps(acc[r], off[r]);
+            let dst = ops.y.add((r0 + r) * ops.stride + col);
+            if lanes == HALF {
+                _mm256_storeu_ps(dst, out);
+            } else {
+                let mut tmp = [0f32; HALF];
+                _mm256_storeu_ps(tmp.as_mut_ptr(), out);
+                std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, lanes);
             }
         }
     }
