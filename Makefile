@@ -323,9 +323,10 @@ $(SMOL_GPU)/manifest.json: $(SMOL_DEFAULT)/manifest.json export/gpu_weights.py
 # Everything scripts/gpu-check.sh needs on a GPU machine, in .gpu/ (git-ignored): the release binary with the cuda
 # feature (stripped, xz), the gguf wheel, the SmolLM2 manifest/tokenizer, the reference prompts, and the GGUF split
 # in two parts so that each transfer to the GPU machine stays under its 64 MiB limit.
-gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json
-	cargo build --release --features cuda
+gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json $(MODELS)/tiny-fp32-plain/manifest.json
+	cargo build --release --features tensorrt
 	mkdir -p .gpu/model
+	rm -rf .gpu/tiny-fp32-plain && cp -r $(MODELS)/tiny-fp32-plain .gpu/tiny-fp32-plain
 	strip -o .gpu/specrt target/release/specrt && xz -f -T2 -6 .gpu/specrt
 	cp $(SMOL_DEFAULT)/manifest.json $(SMOL_DEFAULT)/tokenizer.json .gpu/model/
 	$(VPY) scripts/gpu_prompts.py $(SMOL_DEFAULT) .gpu/prompts.json

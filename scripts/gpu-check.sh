@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of the native CUDA backend (docs/GPU.md), sized to finish in about 8 minutes on one GPU from
 # artifacts built on a machine without one (`make gpu-bundle` puts them in .gpu/):
-#   .gpu/specrt.xz             release binary built with --features cuda (xz-compressed to fit the transfer)
+#   .gpu/specrt.xz             release binary built with --features tensorrt (= cuda + the TensorRT shim; xz)
+#   .gpu/tiny-fp32-plain/      a tiny GPU-form export: build-plans runs on it where TensorRT 11 is installed
 #   .gpu/gguf-*.whl            the `gguf` reader for the exporter (pure Python)
 #   .gpu/model/                manifest.json + tokenizer.json of the SmolLM2 export
 #   .gpu/prompts.json          token ids of the reference prompts (chat-templated)
@@ -65,4 +66,21 @@ else
   step "bench-gpu: synthetic shapes only (no model weights arrived)"
   timeout 240 /tmp/specrt bench-gpu --out "$OUT" 2>&1
 fi
+step "TensorRT: build-plans of a tiny GPU-form export (checks the shim against the real library)"
+# libnvinfer.so.11 from the loader's path, $TENSORRT_LIB_DIR, or a tensorrt_libs / tensorrt_cu13_libs wheel
+TRT_DIR=${TENSORRT_LIB_DIR:-$(python3 - <<'PY'
+import glob, sys
+for p in sys.path:
+    for f in sorted(glob.glob(p + "/tensorrt*libs/libnvinfer.so.11*")):
+        print(f.rsplit("/", 1)[0]); raise SystemExit
+PY
+)}
+if [ -n "$TRT_DIR" ] || ldconfig -p 2>/dev/null | grep -q 'libnvinfer.so.11 '; then
+  mkdir -p "$OUT/plans" && printf 'model: %s\ncontext_length: 256\n' "$PWD/.gpu/tiny-fp32-plain" > /tmp/trt-tiny.yaml
+  timeout 180 /tmp/specrt build-plans --config /tmp/trt-tiny.yaml --out "$OUT/plans" ${TRT_DIR:+--library-dir "$TRT_DIR"} 2>&1 | tail -5
+  ls -la "$OUT/plans"
+else
+  echo "TensorRT 11 (libnvinfer.so.11) not found on this machine: skipped"
+fi
+
 step "done"
