@@ -64,6 +64,8 @@ fn fake() -> &'static Fake {
             stub("NvInferImpl.h", "VOptimizationProfile", "nvinfer1", "nvinfer1::apiv::VOptimizationProfile", "StubVOptimizationProfile"),
             stub("NvInferImpl.h", "VBuilderConfig", "nvinfer1", "nvinfer1::apiv::VBuilderConfig", "StubVBuilderConfig"),
             stub("NvInferImpl.h", "VBuilder", "nvinfer1", "nvinfer1::apiv::VBuilder", "StubVBuilder"),
+            stub("NvInferImpl.h", "VNetworkDefinition", "nvinfer1", "nvinfer1::apiv::VNetworkDefinition", "StubVNetworkDefinition"),
+            stub("NvInferImpl.h", "VTensor", "nvinfer1", "nvinfer1::apiv::VTensor", "StubVTensor"),
             stub("NvOnnxParser.h", "IParser", "nvonnxparser", "nvonnxparser::IParser", "StubIParser"),
         ];
         std::fs::write(dir.path().join("stubs.h"), format!("#pragma once\n#include <cstdlib>\n{}", stubs.join("\n"))).unwrap();
@@ -202,6 +204,9 @@ fn build_plans_writes_a_plan_and_a_manifest_that_load_back_checked() {
     );
     assert!(plan.contains("range p0 input_ids 2 1 128\n"), "{plan}");
     assert!(plan.contains("range p0 past_key.0 0 1 2 256 16\n"), "{plan}");
+    // total_sequence_length is a shape tensor for the (fake) TensorRT: its values 1..256, tuned at 128.
+    assert!(plan.contains("range p1 values total_sequence_length 0 1\n") && plan.contains("range p1 values total_sequence_length 2 256\n"), "{plan}");
+    assert!(plan.contains("range p1 values total_sequence_length 1 128\n"), "{plan}");
 
     let (m, engine) = load_plan(&trt, &manifest_path, &model, "Fake GPU").unwrap();
     assert_eq!((m.tensorrt_version.as_str(), m.precision.as_str(), m.profiles.len()), ("11.4.0", "fp32", 2));
@@ -227,6 +232,17 @@ fn build_plans_writes_a_plan_and_a_manifest_that_load_back_checked() {
 #[test]
 fn build_plans_refuses_cpu_exports_and_carries_the_parsers_errors() {
     let trt = open(true);
+    // Negative control of the value ranges: profiles without them fail the build, naming the input.
+    let model = tiny_gpu_form();
+    let onnx_path = model.header.dir.join("model.onnx");
+    let onnx = std::fs::read(&onnx_path).unwrap();
+    let limits = options().limits;
+    let mut profiles = specrt::backend::tensorrt::profiles::decoder_profiles(&model.header.graph.inputs, &limits).unwrap();
+    for p in &mut profiles {
+        p.inputs.iter_mut().for_each(|i| i.values.clear());
+    }
+    let e = trt.build(&onnx, &onnx_path, &profiles, 0).unwrap_err().to_string();
+    assert!(e.contains("input total_sequence_length is a shape tensor") && e.contains("no value range"), "{e}");
     let cpu = Manifest::load(&common::tiny()).unwrap();
     let e = build_plan(&trt, &cpu, Path::new("/nonexistent"), &options()).unwrap_err().to_string();
     assert!(e.contains("its attention is `gqa`") && e.contains("--attention-kernel plain"), "{e}");

@@ -6,7 +6,8 @@
 //
 // - The parser reads the ONNX protobuf far enough to list the graph's inputs and outputs (names, types, shapes).
 // - The builder writes a text plan: "specrt-fake-plan", one "io" line per tensor, one "range" line per profile
-//   input (so the test can check the profiles that reached the builder).
+//   input and shape-tensor value range (so the test can check the profiles that reached the builder). As in
+//   TensorRT, an int32 scalar input is a shape tensor, and a build whose profiles lack its values fails.
 // - The runtime deserializes that text; an engine's execution computes, for the first float input and output,
 //   out = 2 * in + 1 over the input's set shape.
 // FAKE_TRT_VERSION (compile definition) is what getInferLibVersion reports.
@@ -252,11 +253,47 @@ public:
 
 // ---- builder side ----------------------------------------------------------------------------------------------
 
-// The parser's result lives in the network object the builder made; nothing calls the network's own methods.
+// A network input as the shim sees it: its name, and whether TensorRT would make it a shape tensor (the fake's
+// rule: an int32 scalar, like the contract's total_sequence_length).
+class FakeVTensor final : public StubVTensor {
+public:
+    explicit FakeVTensor(Tensor const& t) : name(t.name), shape(t.dtype == 3 && t.dims.empty()) {}
+    std::string name;
+    bool shape;
+    char const* getName() const noexcept override { return name.c_str(); }
+    bool isShapeTensor() const noexcept override { return shape; }
+};
+
+class FakeTensor final : public ITensor {
+public:
+    explicit FakeTensor(Tensor const& t) { mImpl = new FakeVTensor(t); }
+    ~FakeTensor() noexcept override { delete mImpl; }
+    bool shape() const { return static_cast<FakeVTensor const*>(mImpl)->shape; }
+};
+
+class FakeVNetwork final : public StubVNetworkDefinition {
+public:
+    std::vector<FakeTensor*> inputs;
+    ~FakeVNetwork() noexcept override {
+        for (auto* t : inputs) delete t;
+    }
+    int32_t getNbInputs() const noexcept override { return static_cast<int32_t>(inputs.size()); }
+    ITensor* getInput(int32_t i) const noexcept override {
+        return i >= 0 && i < getNbInputs() ? inputs[i] : nullptr;
+    }
+};
+
+// The parser's result lives in the network object the builder made.
 class FakeNetwork final : public INetworkDefinition {
 public:
-    FakeNetwork() { mImpl = nullptr; }
+    FakeNetwork() { mImpl = new FakeVNetwork(); }
+    ~FakeNetwork() noexcept override { delete mImpl; }
+    FakeVNetwork* fake() { return static_cast<FakeVNetwork*>(mImpl); }
     std::vector<Tensor> io;
+    void add(Tensor const& t) {
+        io.push_back(t);
+        if (t.input) fake()->inputs.push_back(new FakeTensor(t));
+    }
 };
 
 class FakeVProfile final : public StubVOptimizationProfile {
@@ -268,6 +305,14 @@ public:
         std::ostringstream o;
         o << name << " " << static_cast<int>(select);
         for (int32_t i = 0; i < dims.nbDims; ++i) o << " " << dims.d[i];
+        ranges.push_back(o.str());
+        return true;
+    }
+    bool setShapeValuesV2(char const* name, OptProfileSelector select, int64_t const* values, int32_t n) noexcept override {
+        if (name == nullptr || values == nullptr || n <= 0) return false;
+        std::ostringstream o;
+        o << "values " << name << " " << static_cast<int>(select);
+        for (int32_t i = 0; i < n; ++i) o << " " << values[i];
         ranges.push_back(o.str());
         return true;
     }
@@ -312,10 +357,24 @@ public:
         owned.push_back(new FakeProfile());
         return owned.back();
     }
+    ILogger* logger = nullptr;
     IHostMemory* buildSerializedNetwork(INetworkDefinition& network, IBuilderConfig& config) noexcept override {
         auto& net = static_cast<FakeNetwork&>(network);
         auto* cfg = static_cast<FakeConfig&>(config).fake();
         if (net.io.empty()) return nullptr;
+        // As TensorRT: every profile must give each shape-tensor input its values.
+        for (auto* t : net.fake()->inputs) {
+            if (!t->shape()) continue;
+            for (int32_t p = 0; p < cfg->profiles; ++p) {
+                std::string want = "p" + std::to_string(p) + " values " + t->getName() + " 0";
+                bool found = false;
+                for (auto const& r : cfg->ranges) found |= r.rfind(want, 0) == 0;
+                if (!found) {
+                    if (logger) logger->log(ILogger::Severity::kERROR, ("no shape values for " + std::string(t->getName())).c_str());
+                    return nullptr;
+                }
+            }
+        }
         PlanData p;
         p.io = net.io;
         p.ranges = cfg->ranges;
@@ -328,6 +387,7 @@ class FakeBuilder final : public IBuilder {
 public:
     FakeBuilder() { mImpl = new FakeVBuilder(); }
     ~FakeBuilder() noexcept override { delete mImpl; }
+    FakeVBuilder* fake() { return static_cast<FakeVBuilder*>(mImpl); }
 };
 
 // ---- a minimal protobuf reader: ModelProto.graph.{input,output} --------------------------------------------------
@@ -454,11 +514,13 @@ public:
     FakeNetwork* network;
     std::vector<FakeParserError> errors;
     bool parse(void const* data, size_t size, char const*) noexcept override {
-        if (data == nullptr || !onnx_io(data, size, network->io)) {
+        std::vector<Tensor> io;
+        if (data == nullptr || !onnx_io(data, size, io)) {
             errors.emplace_back();
             errors.back().text = "not an ONNX model with graph inputs and outputs";
             return false;
         }
+        for (auto const& t : io) network->add(t);
         return true;
     }
     int getNbErrors() const noexcept override { return static_cast<int>(errors.size()); }
@@ -480,7 +542,10 @@ __attribute__((visibility("default"))) void* createInferRuntime_INTERNAL(void* l
 }
 
 __attribute__((visibility("default"))) void* createInferBuilder_INTERNAL(void* logger, int32_t) noexcept {
-    return logger ? static_cast<IBuilder*>(new FakeBuilder()) : nullptr;
+    if (logger == nullptr) return nullptr;
+    auto* b = new FakeBuilder();
+    b->fake()->logger = static_cast<ILogger*>(logger);
+    return static_cast<IBuilder*>(b);
 }
 
 __attribute__((visibility("default"))) void* createNvOnnxParser_INTERNAL(void* network, void* logger, int) noexcept {

@@ -251,6 +251,10 @@ pub struct InputRange {
     pub opt: Vec<i64>,
     /// Largest shape.
     pub max: Vec<i64>,
+    /// For an integer input whose values size other tensors (a shape tensor in TensorRT): the (min, opt, max) of
+    /// each of its values; empty otherwise. Set only where TensorRT's network marks the input as a shape tensor.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<(i64, i64, i64)>,
 }
 
 impl InputRange {
@@ -265,10 +269,26 @@ impl InputRange {
                 self.max.len()
             )));
         }
-        let mut r = ProfileInput { name, nb_dims: rank as i32, min: [0; MAX_DIMS], opt: [0; MAX_DIMS], max: [0; MAX_DIMS] };
+        if self.values.len() > MAX_DIMS {
+            return Err(Error::TensorRt(format!("profile input {}: {} values (at most {MAX_DIMS})", self.name, self.values.len())));
+        }
+        let mut r = ProfileInput {
+            name,
+            nb_dims: rank as i32,
+            min: [0; MAX_DIMS],
+            opt: [0; MAX_DIMS],
+            max: [0; MAX_DIMS],
+            nb_values: self.values.len() as i32,
+            values_min: [0; MAX_DIMS],
+            values_opt: [0; MAX_DIMS],
+            values_max: [0; MAX_DIMS],
+        };
         r.min[..rank].copy_from_slice(&self.min);
         r.opt[..rank].copy_from_slice(&self.opt);
         r.max[..rank].copy_from_slice(&self.max);
+        for (i, &(lo, opt, hi)) in self.values.iter().enumerate() {
+            (r.values_min[i], r.values_opt[i], r.values_max[i]) = (lo, opt, hi);
+        }
         Ok(r)
     }
 }

@@ -55,7 +55,20 @@ fn symbol_range(symbol: &str, profile: &str, l: &ProfileLimits) -> Option<(i64, 
     })
 }
 
-/// The ranges of every input with a symbolic dimension, for the `prefill` and `decode` profiles.
+/// The value range of an input of the contract whose values may size tensors in the GPU form (the plain
+/// attention slices the cache to `total_sequence_length` and places the new rows from `seqlens_k`): TensorRT
+/// makes such inputs shape tensors, which need value ranges in every profile.
+fn value_range(name: &str, profile: &str, l: &ProfileLimits) -> Option<(i64, i64, i64)> {
+    let tokens_opt = if profile == "prefill" { l.prefill_opt } else { 1 };
+    let total_opt = (l.capacity / 2).max(tokens_opt);
+    match name {
+        "total_sequence_length" => Some((1, total_opt, l.capacity)),
+        "seqlens_k" => Some((0, total_opt - 1, l.capacity - 1)),
+        _ => None,
+    }
+}
+
+/// The ranges of every input with a symbolic dimension or a value range, for the `prefill` and `decode` profiles.
 pub fn decoder_profiles(inputs: &[TensorSpec], limits: &ProfileLimits) -> Result<Vec<ProfileShapes>> {
     limits.validate()?;
     ["prefill", "decode"]
@@ -63,10 +76,11 @@ pub fn decoder_profiles(inputs: &[TensorSpec], limits: &ProfileLimits) -> Result
         .map(|&profile| {
             let mut ranges = Vec::new();
             for input in inputs {
-                if input.shape.iter().all(|d| matches!(d, Dim::Fixed(_))) {
+                let values = value_range(&input.name, profile, limits);
+                if values.is_none() && input.shape.iter().all(|d| matches!(d, Dim::Fixed(_))) {
                     continue; // static inputs need no range
                 }
-                let mut r = InputRange { name: input.name.clone(), min: vec![], opt: vec![], max: vec![] };
+                let mut r = InputRange { name: input.name.clone(), min: vec![], opt: vec![], max: vec![], values: vec![] };
                 for dim in &input.shape {
                     let (lo, opt, hi) = match dim {
                         Dim::Fixed(n) => (*n, *n, *n),
@@ -80,6 +94,10 @@ pub fn decoder_profiles(inputs: &[TensorSpec], limits: &ProfileLimits) -> Result
                     r.min.push(lo);
                     r.opt.push(opt);
                     r.max.push(hi);
+                }
+                // one value per element: a scalar, or one per sequence of the batch (always 1 here)
+                if let Some(v) = values {
+                    r.values = vec![v; r.max.iter().product::<i64>().max(1) as usize];
                 }
                 ranges.push(r);
             }
@@ -123,8 +141,11 @@ mod tests {
         ];
         let p = decoder_profiles(&inputs, &limits()).unwrap();
         assert_eq!(p.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["prefill", "decode"]);
-        // The scalar has no symbolic dimension and needs no range.
-        assert_eq!(p[0].inputs.len(), 4);
+        // The scalar has no symbolic dimension, but its values may size tensors: a value range.
+        assert_eq!(p[0].inputs.len(), 5);
+        let total = &p[1].inputs[4];
+        assert_eq!((total.min.len(), total.values.clone()), (0, vec![(1, 1024, 2048)]));
+        assert!(p[0].inputs[..4].iter().all(|r| r.values.is_empty()));
         let bias = &p[0].inputs[1];
         assert_eq!((bias.min.clone(), bias.opt.clone(), bias.max.clone()), (vec![1, 1, 1, 1], vec![1, 1, 128, 1024], vec![1, 1, 512, 2048]));
         let ids = &p[1].inputs[0];

@@ -44,6 +44,14 @@ pub struct ProfileInput {
     pub opt: [i64; MAX_DIMS],
     /// Largest shape.
     pub max: [i64; MAX_DIMS],
+    /// Values given for a shape-tensor input (0: none).
+    pub nb_values: i32,
+    /// Smallest values.
+    pub values_min: [i64; MAX_DIMS],
+    /// Values TensorRT tunes for.
+    pub values_opt: [i64; MAX_DIMS],
+    /// Largest values.
+    pub values_max: [i64; MAX_DIMS],
 }
 
 /// `specrt_trt_profile`.

@@ -242,6 +242,27 @@ int specrt_trt_build(specrt_trt_library* lib, void const* onnx, size_t onnx_len,
                         dims_text(in.nb_dims, in.max) + ") refused";
             }
         }
+        // Inputs TensorRT uses as shape tensors need value ranges; the others must not get any.
+        for (int32_t n = 0; error.empty() && n < network->getNbInputs(); ++n) {
+            nvinfer1::ITensor const* t = network->getInput(n);
+            if (t == nullptr || !t->isShapeTensor()) continue;
+            char const* tname = t->getName();
+            specrt_trt_profile_input const* spec = nullptr;
+            for (size_t i = 0; i < profiles[p].nb_inputs; ++i)
+                if (tname && profiles[p].inputs[i].name && std::strcmp(profiles[p].inputs[i].name, tname) == 0)
+                    spec = &profiles[p].inputs[i];
+            if (spec == nullptr || spec->nb_values <= 0 || spec->nb_values > SPECRT_TRT_MAX_DIMS) {
+                error = "profile " + std::to_string(p) + ": input " + (tname ? tname : "?") +
+                        " is a shape tensor in TensorRT's network (its values size other tensors) and the profile gives "
+                        "no value range for it";
+            } else if (!profile->setShapeValuesV2(tname, nvinfer1::OptProfileSelector::kMIN, spec->values_min, spec->nb_values) ||
+                       !profile->setShapeValuesV2(tname, nvinfer1::OptProfileSelector::kOPT, spec->values_opt, spec->nb_values) ||
+                       !profile->setShapeValuesV2(tname, nvinfer1::OptProfileSelector::kMAX, spec->values_max, spec->nb_values)) {
+                error = "profile " + std::to_string(p) + ": setShapeValuesV2(" + tname + ", min " +
+                        dims_text(spec->nb_values, spec->values_min) + ", max " +
+                        dims_text(spec->nb_values, spec->values_max) + ") refused";
+            }
+        }
         if (error.empty() && config->addOptimizationProfile(profile) < 0)
             error = "profile " + std::to_string(p) + " is not valid (addOptimizationProfile)";
     }

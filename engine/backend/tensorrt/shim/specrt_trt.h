@@ -32,13 +32,20 @@ typedef struct specrt_trt_context specrt_trt_context;
 /** A serialized plan produced by the builder (IHostMemory). */
 typedef struct specrt_trt_blob specrt_trt_blob;
 
-/** One input's min/opt/max shape in one optimization profile. */
+/** One input's min/opt/max shape in one optimization profile, and, for an integer input whose VALUES TensorRT
+ * uses to compute shapes (a shape tensor, e.g. a sequence length feeding a Range or Slice), the range of those
+ * values: `nb_values` of them (0: none given). Values are set only where the parsed network marks the input as
+ * a shape tensor; a shape tensor without values is an error naming it. */
 typedef struct {
     const char* name;
     int32_t nb_dims;
     int64_t min[SPECRT_TRT_MAX_DIMS];
     int64_t opt[SPECRT_TRT_MAX_DIMS];
     int64_t max[SPECRT_TRT_MAX_DIMS];
+    int32_t nb_values;
+    int64_t values_min[SPECRT_TRT_MAX_DIMS];
+    int64_t values_opt[SPECRT_TRT_MAX_DIMS];
+    int64_t values_max[SPECRT_TRT_MAX_DIMS];
 } specrt_trt_profile_input;
 
 /** One optimization profile: a set of inputs' ranges. */
