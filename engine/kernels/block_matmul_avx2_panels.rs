@@ -74,6 +74,18 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
                     r0 += left.min(TILE);
                     continue;
                 }
+                if F == Q6_K && left > 1 {
+                    // SAFETY: as below.
+                    unsafe {
+                        match left {
+                            2 => tile_q6_k::<2>(ops, p, h, r0),
+                            3 => tile_q6_k::<3>(ops, p, h, r0),
+                            _ => tile_q6_k::<TILE>(ops, p, h, r0),
+                        }
+                    }
+                    r0 += left.min(TILE);
+                    continue;
+                }
                 if F == Q8_0 && left > 1 {
                     // SAFETY: as below.
                     unsafe {
@@ -266,6 +278,81 @@ unsafe fn tile_4bit<const F: u8, const R: usize>(ops: Operands, p: usize, h: usi
             }
         }
         store(ops, p, h, r0, &acc, &off);
+    }
+}
+
+/// Q6_K's multi-row tile, group pair by group pair like [`tile_4bit`]: groups 2g and 2g + 1 are decoded (low
+/// nibbles plus their two high bits), multiplied into every row's int16 pair sums (two groups: |sum| <= 32,004,
+/// exact) and widened into the row's int32 sums of groups 0-3 or 4-7. Same integers and float steps as [`tile`].
+#[inline(always)]
+unsafe fn tile_q6_k<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+    let format = BlockFormat::Q6_K;
+    let sub = format.sub_blocks();
+    let (header, sub_scales, code_bytes) =
+        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
+    let block_stride = panel_matrix::block_stride(format);
+    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
+    unsafe {
+        let base = ops.weights.add(p * ops.panel_bytes);
+        let (mask, m30, ones) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(0x30), _mm256_set1_epi16(1));
+        let mut acc = [_mm256_setzero_ps(); R];
+        for b in 0..ops.blocks {
+            let blk = base.add(b * block_stride);
+            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+            for j in 0..sub {
+                let at = blk.add(header + j * (sub_scales + code_bytes));
+                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
+                let (s_lo, s_hi) = (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)));
+                prefetch(at, sub_scales + code_bytes, ahead);
+                let codes_at = at.add(sub_scales);
+                let i0 = r0 * ops.xblocks + b * sub + j;
+                let mut lo = [_mm256_setzero_si256(); R];
+                let mut hi = [_mm256_setzero_si256(); R];
+                for gp in 0..4 {
+                    let (v0, v1) = (q6_k_code(codes_at, h, 2 * gp, mask, m30), q6_k_code(codes_at, h, 2 * gp + 1, mask, m30));
+                    for r in 0..R {
+                        let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                        let pair = _mm256_add_epi16(_mm256_maddubs_epi16(v0, bcast(a, 2 * gp)), _mm256_maddubs_epi16(v1, bcast(a, 2 * gp + 1)));
+                        let wide = _mm256_madd_epi16(pair, ones);
+                        if gp < 2 {
+                            lo[r] = _mm256_add_epi32(lo[r], wide);
+                        } else {
+                            hi[r] = _mm256_add_epi32(hi[r], wide);
+                        }
+                    }
+                }
+                for r in 0..R {
+                    let i = i0 + r * ops.xblocks;
+                    let isum = combine::<Q6_K>(lo[r], hi[r], s_lo, s_hi, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
+                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                }
+            }
+        }
+        // Q6_K has no offset term: y = acc + 0, as in `tile`
+        store(ops, p, h, r0, &acc, &[_mm256_setzero_ps(); R]);
+    }
+}
+
+/// Q6_K group `g` of half `h` of a sub-block's codes: its low nibbles (vector g % 4; the high nibble for g >= 4)
+/// with bits 4-5 from the high-bit vector g / 4. A function, not a closure: closures do not take the callers'
+/// `target_feature`, and this one, left out of line, cost 10x on 3+ row tiles (kernel_probe).
+#[inline(always)]
+unsafe fn q6_k_code(codes_at: *const u8, h: usize, g: usize, mask: __m256i, m30: __m256i) -> __m256i {
+    // SAFETY: the sub-block's code bytes (panel_matrix::code_bytes) are readable at `codes_at`.
+    unsafe {
+        let load = |o: usize| _mm256_loadu_si256(codes_at.add(o + 32 * h) as *const __m256i);
+        let packed = load(64 * (g % 4));
+        let low = if g < 4 { packed } else { _mm256_srli_epi16(packed, 4) };
+        let q = load(256 + 64 * (g / 4));
+        let shifted = match g % 4 {
+            0 => _mm256_slli_epi16(q, 4),
+            1 => _mm256_slli_epi16(q, 2),
+            2 => q,
+            _ => _mm256_srli_epi16(q, 2),
+        };
+        _mm256_or_si256(_mm256_and_si256(low, mask), _mm256_and_si256(shifted, m30))
     }
 }
 
