@@ -62,49 +62,13 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
             let mut r0 = 0;
             while r0 < x.rows() {
                 let left = x.rows() - r0;
-                if matches!(F, Q4_0 | Q4_1 | Q4_K) && left > 1 {
-                    // SAFETY: as below.
-                    unsafe {
-                        match left {
-                            2 => tile_4bit::<F, 2>(ops, p, h, r0),
-                            3 => tile_4bit::<F, 3>(ops, p, h, r0),
-                            _ => tile_4bit::<F, TILE>(ops, p, h, r0),
-                        }
-                    }
-                    r0 += left.min(TILE);
-                    continue;
-                }
-                if F == Q6_K && left > 1 {
-                    // SAFETY: as below.
-                    unsafe {
-                        match left {
-                            2 => tile_q6_k::<2>(ops, p, h, r0),
-                            3 => tile_q6_k::<3>(ops, p, h, r0),
-                            _ => tile_q6_k::<TILE>(ops, p, h, r0),
-                        }
-                    }
-                    r0 += left.min(TILE);
-                    continue;
-                }
-                if F == Q8_0 && left > 1 {
-                    // SAFETY: as below.
-                    unsafe {
-                        match left {
-                            2 => tile_q8_0::<2>(ops, p, h, r0),
-                            3 => tile_q8_0::<3>(ops, p, h, r0),
-                            _ => tile_q8_0::<TILE>(ops, p, h, r0),
-                        }
-                    }
-                    r0 += left.min(TILE);
-                    continue;
-                }
                 // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
                 unsafe {
                     match left {
                         1 => tile::<F, 1, 1>(ops, p, h, r0),
-                        2 => tile::<F, 2, 1>(ops, p, h, r0),
-                        3 => tile::<F, 3, 1>(ops, p, h, r0),
-                        _ => tile::<F, TILE, 1>(ops, p, h, r0),
+                        2 => tile_rows::<F, 2>(ops, p, h, r0),
+                        3 => tile_rows::<F, 3>(ops, p, h, r0),
+                        _ => tile_rows::<F, TILE>(ops, p, h, r0),
                     }
                 }
                 r0 += left.min(TILE);
@@ -113,8 +77,23 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
     }
 }
 
+/// A multi-row tile (2..=TILE rows of one half panel), group by group: each format's own loop below.
+#[inline(always)]
+unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+    // SAFETY: forwarded from `rows`.
+    unsafe {
+        match F {
+            Q8_0 => tile_q8_0::<R>(ops, p, h, r0),
+            Q6_K => tile_q6_k::<R>(ops, p, h, r0),
+            _ => tile_4bit::<F, R>(ops, p, h, r0),
+        }
+    }
+}
+
 /// Output elements `y[r0..r0+R, 16p + 8h .. 16p + 8(h + H)]` (those below N): `H` halves from half `h`, each
-/// sub-block's halves taken one after the other.
+/// sub-block's halves taken one after the other. Since the multi-row tiles got their own group-by-group loops
+/// ([`tile_rows`]), this serves one-row passes only (`R = 1`: decode with `H = 2`, a pass's last odd row with
+/// `H = 1`); `R` stays a parameter so its loops read as the multi-row ones.
 #[inline(always)]
 unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
     let format = format_of(F);

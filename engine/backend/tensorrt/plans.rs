@@ -16,7 +16,7 @@ use super::library::{Engine, ProfileShapes, TensorRt};
 use super::profiles::{decoder_profiles, ProfileLimits};
 use super::shim::version_text;
 use crate::contract::decoder::WeightPrecision;
-use crate::contract::tensor::{DType, Dim, TensorSpec};
+use crate::contract::tensor::{Dim, TensorSpec};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 
@@ -241,10 +241,6 @@ pub fn load_plan(trt: &TensorRt, manifest_path: &Path, model: &Manifest, gpu: &s
     Ok((m, engine))
 }
 
-fn dtype_name(d: DType) -> &'static str {
-    d.as_str()
-}
-
 /// Every declared tensor exists in the plan, on the same side, with the same element type and rank, and the same
 /// size on every fixed axis.
 fn check_io(engine: &Engine, declared: &[TensorSpec], inputs: bool) -> std::result::Result<(), String> {
@@ -254,8 +250,8 @@ fn check_io(engine: &Engine, declared: &[TensorSpec], inputs: bool) -> std::resu
         if t.input != inputs {
             return Err(format!("`{}` is an {} of the plan, the contract declares an {side}", spec.name, if t.input { "input" } else { "output" }));
         }
-        if t.data_type.manifest_name() != dtype_name(spec.dtype) {
-            return Err(format!("{side} `{}` is {} in the plan, {} in the contract", spec.name, t.data_type.manifest_name(), dtype_name(spec.dtype)));
+        if t.data_type.manifest_name() != spec.dtype.as_str() {
+            return Err(format!("{side} `{}` is {} in the plan, {} in the contract", spec.name, t.data_type.manifest_name(), spec.dtype.as_str()));
         }
         let fixed_mismatch = spec.shape.iter().zip(&t.dims).any(|(d, &n)| matches!(d, Dim::Fixed(f) if n >= 0 && *f != n));
         if t.dims.len() != spec.shape.len() || fixed_mismatch {
