@@ -66,6 +66,22 @@ else
   step "bench-gpu: synthetic shapes only (no model weights arrived)"
   timeout 240 /tmp/specrt bench-gpu --out "$OUT" 2>&1
 fi
+step "bench-gpu with split-K off (A/B against the run above: same binary, same synthetic shapes)"
+# plan.rs matmul_splits cuts long-row projections along K (8B shape: down in 4 parts, o and q/k/v in 2); this run
+# turns that off so the one session measures both (docs/GPU.md "Split-K").
+SPECRT_CUDA_SPLIT_K=0 timeout 120 /tmp/specrt bench-gpu --out "$OUT/split-k-off" 2>&1 | tail -20
+python3 - "$OUT/gpu.json" "$OUT/split-k-off/gpu.json" <<'PY' || true
+import json, sys
+on, off = (json.load(open(p)) for p in sys.argv[1:3])
+off_by = {s["shape"]: s for s in off["shapes"]}
+for s in on["shapes"]:
+    o = off_by.get(s["shape"])
+    if o:
+        print(f"{s['shape']}: step {s['step_ms_graphs']:.3f} ms split-K on vs {o['step_ms_graphs']:.3f} off "
+              f"({o['step_ms_graphs'] / s['step_ms_graphs']:.2f}x), same greedy probe: {s['greedy_probe'] == o['greedy_probe']}, "
+              f"batch invariant on/off: {s['batch_invariant']}/{o['batch_invariant']}")
+PY
+
 step "TensorRT: build-plans of a tiny GPU-form export (checks the shim against the real library)"
 # libnvinfer.so.11 from the loader's path, $TENSORRT_LIB_DIR, or a tensorrt_libs / tensorrt_cu13_libs wheel
 TRT_DIR=${TENSORRT_LIB_DIR:-$(python3 - <<'PY'

@@ -175,6 +175,11 @@ struct ShapeResult {
     /// Milliseconds per kernel kind in one decode step (graphs off, an event after every kernel).
     kernel_ms: Vec<(&'static str, f64)>,
     graphs: String,
+    /// One chain pass of 8 tokens gives bitwise the logits of 8 one-token steps (split-K parts included).
+    batch_invariant: bool,
+    /// 16 greedy tokens from a fixed prompt on the shape's random weights: equal across runs with split-K on and
+    /// off (`SPECRT_CUDA_SPLIT_K=0`) when both compute the same products (summation order aside).
+    greedy_probe: Vec<i64>,
 }
 
 fn bench_shape(backend: &CudaBackend, name: &str, args: &GpuBenchArgs, peak: f64) -> Result<ShapeResult> {
@@ -209,6 +214,10 @@ fn bench_shape(backend: &CudaBackend, name: &str, args: &GpuBenchArgs, peak: f64
     }
     let kernel_ms = dec.profile_step(1, args.context)?;
     let stats = dec.graph_stats();
+    // Correctness on the synthetic weights: the shapes with long rows are the ones split along K.
+    let prompt = ids(24, shape.vocab, 5);
+    let (together, stepwise) = chain_and_steps(&mut dec, &prompt, &ids(8, shape.vocab, 9))?;
+    let (greedy_probe, _) = greedy(&mut dec, &prompt, 16)?;
     Ok(ShapeResult {
         shape: name.into(),
         weight_bytes: shape.step_weight_bytes(),
@@ -228,7 +237,23 @@ fn bench_shape(backend: &CudaBackend, name: &str, args: &GpuBenchArgs, peak: f64
             stats.direct,
             dec.graph_error().map(|e| format!(" (capture failed: {e})")).unwrap_or_default()
         ),
+        batch_invariant: together == stepwise,
+        greedy_probe,
     })
+}
+
+/// After `prompt`, the logits of every row of one pass over `chain` and those of the same tokens as one-token
+/// steps: equal bitwise when every kernel computes a row the same way whatever the pass size (batch invariance).
+fn chain_and_steps(dec: &mut CudaDecoder, prompt: &[i64], chain: &[i64]) -> Result<(Vec<f32>, Vec<f32>)> {
+    pass(dec, prompt, 0, false)?;
+    pass(dec, chain, prompt.len(), true)?;
+    let together = dec.logits().to_vec();
+    let mut stepwise = Vec::new();
+    for (i, &t) in chain.iter().enumerate() {
+        pass(dec, &[t], prompt.len() + i, false)?;
+        stepwise.extend_from_slice(dec.logits());
+    }
+    Ok((together, stepwise))
 }
 
 /// Greedy tokens of `prompt` (prefill, then `n` one-token steps); also returns the first step's logits.
@@ -260,15 +285,7 @@ fn check_model(backend: &CudaBackend, args: &GpuBenchArgs, model: &std::path::Pa
     dec.set_graphs(true);
     report["graphs_identical"] = json!(with_graphs == without);
     // Batch invariance: one chain pass of 8 tokens vs 8 one-token steps, bitwise.
-    let chain = ids(8, vocab, 9);
-    pass(&mut dec, &probe, 0, false)?;
-    pass(&mut dec, &chain, probe.len(), true)?;
-    let together = dec.logits().to_vec();
-    let mut stepwise = Vec::new();
-    for (i, &t) in chain.iter().enumerate() {
-        pass(&mut dec, &[t], probe.len() + i, false)?;
-        stepwise.extend_from_slice(dec.logits());
-    }
+    let (together, stepwise) = chain_and_steps(&mut dec, &probe, &ids(8, vocab, 9))?;
     let max_diff = together.iter().zip(&stepwise).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     report["chain_vs_steps_max_abs_diff"] = json!(max_diff);
     report["batch_invariant"] = json!(together == stepwise);
@@ -364,6 +381,7 @@ pub fn run(args: &GpuBenchArgs) -> Result<()> {
         let total: f64 = r.kernel_ms.iter().map(|(_, ms)| ms).sum();
         let parts: Vec<String> = r.kernel_ms.iter().map(|(n, ms)| format!("{n} {:.0}%", 100.0 * ms / total)).collect();
         println!("{}: kernels {:.3} ms of a {:.3} ms step: {}", r.shape, total, r.step_ms_direct, parts.join(", "));
+        println!("{}: chain of 8 == 8 steps bitwise: {}; greedy probe {:?}", r.shape, r.batch_invariant, r.greedy_probe);
     }
     for r in &readback {
         println!("readback {} bytes: pinned {:.1} us, pageable {:.1} us", r["bytes"], r["pinned_us"], r["pageable_us"]);

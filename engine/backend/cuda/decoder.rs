@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::driver::{copy_dtoh, copy_htod, launch, Arg, Context, DeviceBuffer, Event, Function, Graph, Launch, PinnedBuffer, Stream};
 use super::kernels::{Kernels, MATMUL_ROWS, MATMUL_THREADS, PARAM_BIAS_ON, PARAM_BIAS_STRIDE, PARAM_LEN, PARAM_PAST};
-use super::plan::{bias_is_needed, plan_chunks, validate_pass, Chunk, GraphKey, CHUNK_ROWS};
+use super::plan::{bias_is_needed, matmul_splits, plan_chunks, validate_pass, Chunk, GraphKey, CHUNK_ROWS};
 use super::weights::{Shape, Weights};
 use crate::backend::{DecoderGraph, KvInspector, StepInputs};
 use crate::error::{Error, Result};
@@ -52,6 +52,8 @@ struct Scratch {
     params: DeviceBuffer,
     logits: DeviceBuffer,
     src: DeviceBuffer,
+    /// Split-K partial sums (plan.rs `matmul_splits`): parts x rows x N of the largest split projection.
+    parts: DeviceBuffer,
 }
 
 /// A decoder graph on one GPU.
@@ -78,6 +80,8 @@ pub struct CudaDecoder {
     ctx: Arc<Context>,
     shape: Shape,
     capacity: usize,
+    /// Multiprocessors of the device, or 0 when split-K is off (`SPECRT_CUDA_SPLIT_K=0`).
+    split_sms: usize,
     attention: Function,
     attention_threads: u32,
     attention_shared: u32,
@@ -112,6 +116,18 @@ impl CudaDecoder {
         let (h, d) = (shape.hidden, shape.head_dim);
         let kv_elems = shape.layers * shape.kv_heads * capacity * d;
         let f32s = |n: usize| DeviceBuffer::zeroed(n * 4);
+        // Split-K for projections with few, long rows (plan.rs); SPECRT_CUDA_SPLIT_K=0 turns it off, a developer's
+        // switch for A/B runs of bench-gpu (docs/GPU.md), as the same binary must measure both.
+        let split_sms = if std::env::var("SPECRT_CUDA_SPLIT_K").is_ok_and(|v| v == "0") { 0 } else { ctx.multiprocessors };
+        let projections = [(shape.qkv_width(), h), (h, shape.heads * d), (h, shape.ffn), (shape.vocab, h)];
+        let part_floats = projections
+            .iter()
+            .map(|&(n, k)| match matmul_splits(n, k, split_sms.max(1)) {
+                (parts, _) if split_sms > 0 && parts > 1 => parts * n,
+                _ => 1,
+            })
+            .max()
+            .unwrap_or(1);
         let scratch = Scratch {
             x: f32s(CHUNK_ROWS * h)?,
             xn: f32s(CHUNK_ROWS * h)?,
@@ -126,6 +142,7 @@ impl CudaDecoder {
             params: f32s(PARAM_LEN)?,
             logits: f32s(CHUNK_ROWS * shape.vocab)?,
             src: f32s(capacity)?,
+            parts: f32s(CHUNK_ROWS * part_floats)?,
         };
         // Rotary tables exactly as the exporter computes them (float64 angles, cast to float32).
         let half = d / 2;
@@ -177,6 +194,7 @@ impl CudaDecoder {
             kernels,
             shape,
             capacity,
+            split_sms,
             attention,
             attention_threads,
             attention_shared,
@@ -283,7 +301,7 @@ impl CudaDecoder {
         let sc = &self.scratch;
         let (h, d, cap) = (sh.hidden, sh.head_dim, self.capacity);
         let rows_u = rows as u32;
-        let block = |grid: (u32, u32)| Launch { grid, block: BLOCK_THREADS, shared: 0 };
+        let block = |grid: (u32, u32)| Launch { grid, block: BLOCK_THREADS, shared: 0, depth: 1 };
         let matmul = |name: &'static str,
                       x: u64,
                       w: u64,
@@ -298,7 +316,43 @@ impl CudaDecoder {
                 grid: ((n as u32).div_ceil(MATMUL_THREADS / 32), (m as u32).div_ceil(MATMUL_ROWS as u32)),
                 block: MATMUL_THREADS,
                 shared: 0,
+                depth: 1,
             };
+            let (parts, span) = if self.split_sms == 0 { (1, kk) } else { matmul_splits(n, kk, self.split_sms) };
+            if parts > 1 {
+                // K in parts (grid.z), then their sums in part order: the same for every M (batch invariance).
+                self.go(
+                    name,
+                    if m == 1 { k.matmul_part } else { k.matmul_part_tile },
+                    Launch { depth: parts as u32, ..geometry },
+                    &[
+                        Arg::Ptr(x),
+                        Arg::Ptr(w),
+                        Arg::Ptr(sc.parts.ptr),
+                        Arg::I32(m as i32),
+                        Arg::I32(n as i32),
+                        Arg::I32(kk as i32),
+                        Arg::I32(span as i32),
+                    ],
+                    marks,
+                )?;
+                let outputs = (m * n) as u32;
+                return self.go(
+                    "split-k sum",
+                    k.splitk_sum,
+                    Launch { grid: (outputs.div_ceil(BLOCK_THREADS), 1), block: BLOCK_THREADS, shared: 0, depth: 1 },
+                    &[
+                        Arg::Ptr(sc.parts.ptr),
+                        Arg::Ptr(bias),
+                        Arg::Ptr(y),
+                        Arg::I32(m as i32),
+                        Arg::I32(n as i32),
+                        Arg::I32(parts as i32),
+                        Arg::I32(accumulate as i32),
+                    ],
+                    marks,
+                );
+            }
             // Same sums either way (batch invariance); the one-row variant keeps more loads in flight.
             let f = if m == 1 { k.matmul } else { k.matmul_tile };
             self.go(
@@ -359,7 +413,7 @@ impl CudaDecoder {
             self.go(
                 "attention",
                 self.attention,
-                Launch { grid: (sh.heads as u32, rows_u), block: self.attention_threads, shared: self.attention_shared },
+                Launch { grid: (sh.heads as u32, rows_u), block: self.attention_threads, shared: self.attention_shared, depth: 1 },
                 &[
                     Arg::Ptr(sc.qkv.ptr),
                     Arg::Ptr(kc),
@@ -391,6 +445,7 @@ impl CudaDecoder {
                     grid: ((sh.ffn as u32).div_ceil(MATMUL_THREADS / 32), (rows as u32).div_ceil(MATMUL_ROWS as u32)),
                     block: MATMUL_THREADS,
                     shared: 0,
+                    depth: 1,
                 },
                 &[
                     Arg::Ptr(sc.xn.ptr),
@@ -602,7 +657,7 @@ impl DecoderGraph for CudaDecoder {
         launch(
             &self.stream,
             self.kernels.compact_kv,
-            Launch { grid: ((sh.layers * sh.kv_heads) as u32, 2), block: (sh.head_dim as u32).next_power_of_two().max(32), shared: 0 },
+            Launch { grid: ((sh.layers * sh.kv_heads) as u32, 2), block: (sh.head_dim as u32).next_power_of_two().max(32), shared: 0, depth: 1 },
             &[
                 Arg::Ptr(self.k_cache.ptr),
                 Arg::Ptr(self.v_cache.ptr),

@@ -57,6 +57,8 @@ pub struct Context {
     pub capability: (i32, i32),
     /// Device memory in bytes.
     pub total_memory: usize,
+    /// Streaming multiprocessors (sizes the split-K decision, plan.rs `matmul_splits`).
+    pub multiprocessors: usize,
 }
 
 // SAFETY: a CUcontext may be used from any thread once made current there; `bind` does that before every use.
@@ -90,7 +92,8 @@ impl Context {
         );
         // SAFETY: valid device.
         let total_memory = check("cuDeviceTotalMem", unsafe { result::device::total_mem(device) })?;
-        Ok(Context { device, ctx, ordinal, name, capability, total_memory })
+        let multiprocessors = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as usize;
+        Ok(Context { device, ctx, ordinal, name, capability, total_memory, multiprocessors })
     }
 
     /// Makes the context current on this thread (cheap; called at the start of every public operation because the
@@ -378,6 +381,8 @@ pub(crate) struct Launch {
     pub block: u32,
     /// Dynamic shared memory in bytes.
     pub shared: u32,
+    /// Blocks along z (1 except split-K's parts).
+    pub depth: u32,
 }
 
 /// Queues `f` on `stream` with `args` (by value).
@@ -396,7 +401,14 @@ pub(crate) fn launch(stream: &Stream, f: Function, geometry: Launch, args: &[Arg
     // SAFETY: every pointer addresses a live value of the kernel parameter's size; the driver copies the values
     // during the call (also when capturing), so `values` may be dropped afterwards.
     check("cuLaunchKernel", unsafe {
-        result::launch_kernel(f.0, (geometry.grid.0, geometry.grid.1, 1), (geometry.block, 1, 1), geometry.shared, stream.0, &mut pointers)
+        result::launch_kernel(
+            f.0,
+            (geometry.grid.0, geometry.grid.1, geometry.depth.max(1)),
+            (geometry.block, 1, 1),
+            geometry.shared,
+            stream.0,
+            &mut pointers,
+        )
     })
 }
 

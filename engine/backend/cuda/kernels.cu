@@ -58,8 +58,9 @@ __device__ __forceinline__ void fma8(float& s, const float* wf, const float* xr)
 }
 
 // OUTS weight rows per warp (1, or 2 for gate/up + SwiGLU), U chunks in flight per row and lane.
+// K is the length of the dot products, ld the row stride of x (K itself, or the whole row for a split-K part).
 template <int OUTS, int U>
-__device__ __forceinline__ void dot_rows(const float* __restrict__ xt, int mt, int K, const half_bits* const* wr,
+__device__ __forceinline__ void dot_rows(const float* __restrict__ xt, int mt, int K, int ld, const half_bits* const* wr,
                                          int lane, float (&acc)[OUTS][MT]) {
 #pragma unroll
     for (int o = 0; o < OUTS; o++)
@@ -89,7 +90,7 @@ __device__ __forceinline__ void dot_rows(const float* __restrict__ xt, int mt, i
                     }
 #pragma unroll
                     for (int i = 0; i < MT; i++) {
-                        if (i < mt) fma8(acc[o][i], wf, xt + (size_t)i * K + k);
+                        if (i < mt) fma8(acc[o][i], wf, xt + (size_t)i * ld + k);
                     }
                 }
             }
@@ -121,7 +122,7 @@ __device__ __forceinline__ void matmul_one(const float* __restrict__ x, const ha
     const int mt = min(MT, M - m0);
     const half_bits* rows[1] = {w + (size_t)warp * K};
     float acc[1][MT];
-    dot_rows<1, U>(x + (size_t)m0 * K, mt, K, rows, lane, acc);
+    dot_rows<1, U>(x + (size_t)m0 * K, mt, K, K, rows, lane, acc);
     if (lane == 0) {
 #pragma unroll
         for (int i = 0; i < MT; i++) {
@@ -147,6 +148,57 @@ extern "C" __global__ void __launch_bounds__(128) matmul_tile_f16w(const float* 
     matmul_one<4>(x, w, bias, y, M, N, K, accumulate);
 }
 
+// Split-K: the same product as matmul_f16w with K cut into `span`-long parts (grid.z), each part's sums written to
+// part[s, m, n], then added in part order by splitk_sum. Why: one warp per output feature gives a projection with
+// few, long rows (an 8B model's down projection: 4096 warps of 14336 weights) too few warps to keep an H200's
+// memory busy (42% of copy bandwidth measured for that kernel, 2026-11-30). The parts depend on K and N only
+// (engine/backend/cuda/plan.rs, matmul_splits), never on M, so every row still gets the same bits whatever the
+// number of rows in the pass.
+template <int U>
+__device__ __forceinline__ void matmul_part(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                            float* __restrict__ part, int M, int N, int K, int span) {
+    const int warp = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int lane = threadIdx.x & 31;
+    if (warp >= N) return;
+    const int s = blockIdx.z;
+    const int k0 = s * span;
+    const int len = min(span, K - k0);
+    const int m0 = blockIdx.y * MT;
+    const int mt = min(MT, M - m0);
+    const half_bits* rows[1] = {w + (size_t)warp * K + k0};
+    float acc[1][MT];
+    dot_rows<1, U>(x + (size_t)m0 * K + k0, mt, len, K, rows, lane, acc);
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < MT; i++) {
+            if (i < mt) part[((size_t)s * M + m0 + i) * N + warp] = acc[0][i];
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_part_f16w(const float* __restrict__ x, const half_bits* __restrict__ w,
+                                                                   float* __restrict__ part, int M, int N, int K, int span) {
+    matmul_part<8>(x, w, part, M, N, K, span);
+}
+
+extern "C" __global__ void __launch_bounds__(128) matmul_part_tile_f16w(const float* __restrict__ x,
+                                                                        const half_bits* __restrict__ w,
+                                                                        float* __restrict__ part, int M, int N, int K,
+                                                                        int span) {
+    matmul_part<4>(x, w, part, M, N, K, span);
+}
+
+// y[m, n] (+)= part[0, m, n] + part[1, m, n] + ... (+ bias[n]), the parts added in order. One thread per output.
+extern "C" __global__ void splitk_sum(const float* __restrict__ part, const float* __restrict__ bias, float* __restrict__ y,
+                                      int M, int N, int parts, int accumulate) {
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= M * N) return;
+    float s = part[idx];
+    for (int j = 1; j < parts; j++) s += part[(size_t)j * M * N + idx];
+    if (bias != nullptr) s += bias[idx % N];
+    y[idx] = accumulate ? (y[idx] + s) : s;
+}
+
 // act[m, n] = silu(x . W[n]) * (x . W[F + n]) for the fused [2F, K] gate/up matrix (gate rows, then up rows), N = F:
 // one warp computes both dot products of its feature, so SwiGLU is the epilogue (one launch and one round trip
 // per layer fewer, and nothing is recomputed). U per launch as above (4 for one row, 2 for tiles).
@@ -160,7 +212,7 @@ __device__ __forceinline__ void gate_up(const float* __restrict__ x, const half_
     const int mt = min(MT, M - m0);
     const half_bits* rows[2] = {w + (size_t)warp * K, w + (size_t)(F + warp) * K};
     float acc[2][MT];
-    dot_rows<2, U>(x + (size_t)m0 * K, mt, K, rows, lane, acc);
+    dot_rows<2, U>(x + (size_t)m0 * K, mt, K, K, rows, lane, acc);
     if (lane == 0) {
 #pragma unroll
         for (int i = 0; i < MT; i++) {

@@ -26,9 +26,12 @@ pub(crate) const MATMUL_ROWS: usize = 8;
 pub(crate) const MATMUL_THREADS: u32 = 128;
 
 /// Every kernel the decoder launches.
-pub const KERNEL_NAMES: [&str; 13] = [
+pub const KERNEL_NAMES: [&str; 16] = [
     "matmul_f16w",
     "matmul_tile_f16w",
+    "matmul_part_f16w",
+    "matmul_part_tile_f16w",
+    "splitk_sum",
     "matmul_gate_up_f16w",
     "matmul_gate_up_tile_f16w",
     "rmsnorm",
@@ -78,6 +81,12 @@ pub struct Kernels {
     pub matmul: Function,
     /// `matmul_tile_f16w` (the same sums with fewer loads in flight, for passes of several rows).
     pub matmul_tile: Function,
+    /// `matmul_part_f16w` (split-K: one part of K per grid.z, sums to a scratch buffer).
+    pub matmul_part: Function,
+    /// `matmul_part_tile_f16w` (the same for passes of several rows).
+    pub matmul_part_tile: Function,
+    /// `splitk_sum` (adds the split-K parts in order, plus bias / accumulate).
+    pub splitk_sum: Function,
     /// `matmul_gate_up_f16w` (gate and up rows per warp, SwiGLU epilogue).
     pub matmul_gate_up: Function,
     /// `matmul_gate_up_tile_f16w` (for passes of several rows).
@@ -110,6 +119,9 @@ impl Kernels {
         Ok(Arc::new(Kernels {
             matmul: module.function("matmul_f16w")?,
             matmul_tile: module.function("matmul_tile_f16w")?,
+            matmul_part: module.function("matmul_part_f16w")?,
+            matmul_part_tile: module.function("matmul_part_tile_f16w")?,
+            splitk_sum: module.function("splitk_sum")?,
             matmul_gate_up: module.function("matmul_gate_up_f16w")?,
             matmul_gate_up_tile: module.function("matmul_gate_up_tile_f16w")?,
             rmsnorm: module.function("rmsnorm")?,

@@ -106,9 +106,63 @@ pub(crate) fn validate_pass(
     Ok(())
 }
 
+/// Warps per multiprocessor a one-row matmul launch should offer before K is split: at decode a warp streams one
+/// weight row with a few loads in flight, so the memory is kept busy by the number of warps, and an SM holds 64.
+const SPLIT_WARPS_PER_SM: usize = 64;
+
+/// The shortest K part worth a warp: one round of 8 loads in flight per lane covers 32 x 8 x 8 = 2,048 weights.
+const SPLIT_MIN_SPAN: usize = 2048;
+
+/// How a `[N, K]` matmul is cut along K (kernels.cu `matmul_part_f16w`): `(parts, span)`, each part `span` weights
+/// long (a multiple of 256, the lanes' stride, so every part starts on the same lane layout) and the last part
+/// shorter. Doubles the parts (at most 8) while the launch has fewer warps than `multiprocessors` x 64 and each part
+/// keeps at least 2,048 weights; `(1, K)` means no split. Depends on N, K and the device only, never on the rows of
+/// a pass, so a verify pass and decode steps split alike (batch invariance). Examples on an H200 (132 SMs): an 8B
+/// shape's down projection (4096 x 14336) -> 4 parts, its o and q/k/v projections (K = 4096) -> 2; Qwen2.5-1.5B's
+/// down (1536 x 8960) -> 4; SmolLM2's projections (K <= 1536) are not split.
+pub(crate) fn matmul_splits(n: usize, k: usize, multiprocessors: usize) -> (usize, usize) {
+    let target = multiprocessors.max(1) * SPLIT_WARPS_PER_SM;
+    let mut parts = 1;
+    while parts < 8 && n * parts < target && k / (2 * parts) >= SPLIT_MIN_SPAN {
+        parts *= 2;
+    }
+    let span = k.div_ceil(parts).div_ceil(256) * 256;
+    (k.div_ceil(span.max(1)).max(1), span.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_rows_with_few_warps_are_split_and_short_ones_are_not() {
+        // An H200 has 132 SMs: 8,448 warps wanted.
+        assert_eq!(matmul_splits(4096, 14336, 132), (4, 3584), "8B down: 4 parts of 3,584");
+        assert_eq!(matmul_splits(4096, 4096, 132), (2, 2048), "8B o: 2 parts");
+        assert_eq!(matmul_splits(6144, 4096, 132), (2, 2048), "8B q/k/v: 2 parts");
+        assert_eq!(matmul_splits(1536, 8960, 132), (4, 2304), "Qwen-1.5B down: the last part shorter");
+        assert_eq!(matmul_splits(576, 1536, 132), (1, 1536), "SmolLM2: K too short to split");
+        assert_eq!(matmul_splits(151936, 1536, 132), (1, 1536), "a vocabulary head has warps enough");
+        assert_eq!(matmul_splits(16384, 14336, 132), (1, 14336), "enough warps already");
+        assert_eq!(matmul_splits(64, 1 << 20, 132), (8, 131072), "at most 8 parts");
+    }
+
+    #[test]
+    fn every_split_covers_k_once_in_parts_aligned_to_the_lane_stride() {
+        for sms in [1, 16, 132] {
+            for n in [1, 64, 1000, 4096] {
+                for k in (8..40_000).step_by(1992) {
+                    let (parts, span) = matmul_splits(n, k, sms);
+                    assert!(parts >= 1 && parts <= 8);
+                    if parts > 1 {
+                        assert_eq!(span % 256, 0, "n {n} k {k}");
+                        assert!(span >= SPLIT_MIN_SPAN, "n {n} k {k}: parts of {span}");
+                    }
+                    assert!((parts - 1) * span < k && parts * span >= k, "n {n} k {k}: {parts} x {span}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_decode_step_is_one_chunk_with_one_graph() {

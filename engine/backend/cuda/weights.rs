@@ -309,7 +309,7 @@ impl Weights {
             launch(
                 stream,
                 kernels.fill_random_f16,
-                Launch { grid: (1024, 1), block: 256, shared: 0 },
+                Launch { grid: (1024, 1), block: 256, shared: 0, depth: 1 },
                 &[Arg::Ptr(buf.ptr), Arg::Usize((rows * cols) as u64), Arg::U32(next), Arg::F32(scale)],
             )?;
             Ok(buf)
@@ -319,7 +319,7 @@ impl Weights {
             launch(
                 stream,
                 kernels.fill_f32,
-                Launch { grid: (64, 1), block: 256, shared: 0 },
+                Launch { grid: (64, 1), block: 256, shared: 0, depth: 1 },
                 &[Arg::Ptr(buf.ptr), Arg::Usize(n as u64), Arg::F32(1.0)],
             )?;
             Ok(buf)
