@@ -218,6 +218,16 @@ $(NAT_SMALL3_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL3_TRAINED)/model.safet
 		--out $(NAT_SMALL3_SL)/shortlist.json
 	$(VPY) -m export ctc-nat $(NAT_SMALL3_TRAINED) --output-vocab $(NAT_SMALL3_TRAINED)/target_vocab.json --precision q8_0 \
 		--shortlist $(NAT_SMALL3_SL)/shortlist.json --out $(NAT_SMALL3_SL)
+# The 2-layer latency model (issue 14 item 4; docs/BENCHMARKS.md 5): the 3-layer recipe with one layer fewer, trained
+# 80 minutes at 2 threads in fp32 on an AMD EPYC Zen 3 (no bf16 there), with the same shortlist.
+NAT_SMALL2_TRAINED := export/trained/ctc-nat-en-de-small2
+NAT_SMALL2_SL := $(MODELS)/ctc-nat-en-de-small2-q8_0-shortlist
+$(NAT_SMALL2_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL2_TRAINED)/model.safetensors $(NAT_SMALL2_TRAINED)/target_vocab.json \
+		export/graph_ctc_nat.py export/nat_shortlist.py | $(PAIRS)/SOURCES.json
+	$(VPY) -m export nat-shortlist $(NAT_SMALL2_TRAINED) --pairs $(PAIRS) --top-k 16 --frequent 128 \
+		--out $(NAT_SMALL2_SL)/shortlist.json
+	$(VPY) -m export ctc-nat $(NAT_SMALL2_TRAINED) --output-vocab $(NAT_SMALL2_TRAINED)/target_vocab.json --precision q8_0 \
+		--shortlist $(NAT_SMALL2_SL)/shortlist.json --out $(NAT_SMALL2_SL)
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
 # The AR baseline the NAT benchmark compares against: the same weights at 8 bits on the engine's kernels (Q8_0
@@ -304,12 +314,14 @@ space-quality: space-model $(MODELS)/smollm2-135m-instruct-int4/manifest.json
 		--out bench-out/space-quality
 
 # NAT vs its AR baseline: BLEU/chrF on the held-out pairs, batch-1 latency, batched throughput; then the plot.
-bench-nat: setup nat-models translation-pairs $(NAT_SMALL_SL)/manifest.json $(NAT_SMALL3_SL)/manifest.json release $(VENV)/.plot-stamp
+bench-nat: setup nat-models translation-pairs $(NAT_SMALL_SL)/manifest.json $(NAT_SMALL3_SL)/manifest.json \
+		$(NAT_SMALL2_SL)/manifest.json release $(VENV)/.plot-stamp
 	./target/release/specrt bench --config configs/ctc-nat-en-de.yaml --out bench-out/nat
 	$(VPY) -m export.plot_bench bench-out/nat/results.json
 	./target/release/specrt bench --config configs/bench/pipelines/ctc-nat-en-de-q8_0.yaml --out bench-out/nat-q8_0
 	./target/release/specrt bench --config configs/ctc-nat-en-de-small.yaml --out bench-out/nat-small
 	./target/release/specrt bench --config configs/ctc-nat-en-de-small3.yaml --out bench-out/nat-small3
+	./target/release/specrt bench --config configs/ctc-nat-en-de-small2.yaml --out bench-out/nat-small2
 
 # ---- GPU (docs/GPU.md) ---------------------------------------------------------------------------------------
 # The float16 GPU form of SmolLM2 for the native CUDA backend: the int4 export's manifest and tokenizer plus
