@@ -153,7 +153,7 @@ mod tests {
             for n in [1, 64, 1000, 4096] {
                 for k in (8..40_000).step_by(1992) {
                     let (parts, span) = matmul_splits(n, k, sms);
-                    assert!(parts >= 1 && parts <= 8);
+                    assert!((1..=8).contains(&parts), "n {n} k {k}: {parts} parts");
                     if parts > 1 {
                         assert_eq!(span % 256, 0, "n {n} k {k}");
                         assert!(span >= SPLIT_MIN_SPAN, "n {n} k {k}: parts of {span}");
