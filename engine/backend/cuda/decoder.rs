@@ -122,10 +122,10 @@ impl CudaDecoder {
         let projections = [(shape.qkv_width(), h), (h, shape.heads * d), (h, shape.ffn), (shape.vocab, h)];
         let part_floats = projections
             .iter()
-            .map(|&(n, k)| match matmul_splits(n, k, split_sms.max(1)) {
-                (parts, _) if split_sms > 0 && parts > 1 => parts * n,
-                _ => 1,
-            })
+            .filter(|_| split_sms > 0)
+            .map(|&(n, k)| (matmul_splits(n, k, split_sms).0, n))
+            .filter(|&(parts, _)| parts > 1)
+            .map(|(parts, n)| parts * n)
             .max()
             .unwrap_or(1);
         let scratch = Scratch {
