@@ -77,6 +77,40 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
     }
 }
 
+/// What every tile reads before its loops: the format's byte layout in a panel block (panel_matrix's) and how far
+/// ahead it prefetches.
+#[derive(Clone, Copy)]
+struct TileLayout {
+    /// Sub-blocks per stored block (8 for the K-quants, else 1).
+    sub: usize,
+    /// Bytes of the block header (scales of all 16 columns).
+    header: usize,
+    /// Bytes of a sub-block's own scales before its codes (K-quants).
+    sub_scales: usize,
+    /// Bytes of a sub-block's codes.
+    code_bytes: usize,
+    /// Bytes from one stored block of the panel to the next.
+    block_stride: usize,
+    /// Prefetch distance in bytes (0: none).
+    ahead: usize,
+}
+
+impl TileLayout {
+    #[inline(always)]
+    fn new(format: BlockFormat, ops: &Operands, h: usize, r0: usize) -> Self {
+        TileLayout {
+            sub: format.sub_blocks(),
+            header: panel_matrix::header_bytes(format),
+            sub_scales: panel_matrix::sub_scale_bytes(format),
+            code_bytes: panel_matrix::code_bytes(format),
+            block_stride: panel_matrix::block_stride(format),
+            // Only the first pass over a panel (half 0, the first row tile) streams it from memory; the second
+            // half and later row tiles find its bytes in cache, so they issue no prefetches.
+            ahead: if h == 0 && r0 == 0 { ops.prefetch } else { 0 },
+        }
+    }
+}
+
 /// A multi-row tile (2..=TILE rows of one half panel), group by group: each format's own loop below.
 #[inline(always)]
 unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
@@ -96,15 +130,8 @@ unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usi
 /// `H = 1`); `R` stays a parameter so its loops read as the multi-row ones.
 #[inline(always)]
 unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
-    let format = format_of(F);
     let has_m = F == Q4_1 || F == Q4_K;
-    let sub = format.sub_blocks();
-    let (header, sub_scales, code_bytes) =
-        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
-    let block_stride = panel_matrix::block_stride(format);
-    // Only the first pass over a panel (half 0, the first row tile) streams it from memory; the second half and
-    // later row tiles find its bytes in cache, so they issue no prefetches.
-    let ahead = if h0 == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(format_of(F), &ops, h0, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
@@ -202,13 +229,8 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
 /// are [`tile`]'s, in its order, so the bits are the same.
 #[inline(always)]
 unsafe fn tile_4bit<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
-    let format = format_of(F);
     let has_m = F == Q4_1 || F == Q4_K;
-    let sub = format.sub_blocks();
-    let (header, sub_scales, code_bytes) =
-        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
-    let block_stride = panel_matrix::block_stride(format);
-    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(format_of(F), &ops, h, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
@@ -265,12 +287,7 @@ unsafe fn tile_4bit<const F: u8, const R: usize>(ops: Operands, p: usize, h: usi
 /// exact) and widened into the row's int32 sums of groups 0-3 or 4-7. Same integers and float steps as [`tile`].
 #[inline(always)]
 unsafe fn tile_q6_k<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
-    let format = BlockFormat::Q6_K;
-    let sub = format.sub_blocks();
-    let (header, sub_scales, code_bytes) =
-        (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
-    let block_stride = panel_matrix::block_stride(format);
-    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(BlockFormat::Q6_K, &ops, h, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
@@ -342,10 +359,7 @@ unsafe fn q6_k_code(codes_at: *const u8, h: usize, g: usize, mask: __m256i, m30:
 /// integer sums are exact in any order and the float steps are [`tile`]'s, so the bits are the same.
 #[inline(always)]
 unsafe fn tile_q8_0<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
-    let format = BlockFormat::Q8_0;
-    let (header, code_bytes) = (panel_matrix::header_bytes(format), panel_matrix::code_bytes(format));
-    let block_stride = panel_matrix::block_stride(format);
-    let ahead = if h == 0 && r0 == 0 { ops.prefetch } else { 0 };
+    let TileLayout { header, code_bytes, block_stride, ahead, .. } = TileLayout::new(BlockFormat::Q8_0, &ops, h, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
