@@ -200,13 +200,17 @@ $(MODELS)/ctc-nat-en-de-small-q8_0/manifest.json: $(VENV)/.stamp $(NAT_SMALL_TRA
 # source token + the F = 128 most frequent, from the training pairs; export/nat_shortlist.py) goes next to the
 # model and greedy passes compute ~290 of the head's 6,579 columns; BLEU 14.65 -> 14.43 in the offline study. Not in
 # NAT_MODELS (so `make fixtures` needs no translation pairs): `make bench-nat` builds it.
+# The shortlist table of trained folder $(1) (K = 16, F = 128), then its q8_0 export with that shortlist, into $(2):
+# the same two steps for every latency model below.
+define nat_shortlist_export
+	$(VPY) -m export nat-shortlist $(1) --pairs $(PAIRS) --top-k 16 --frequent 128 --out $(2)/shortlist.json
+	$(VPY) -m export ctc-nat $(1) --output-vocab $(1)/target_vocab.json --precision q8_0 --shortlist $(2)/shortlist.json \
+		--out $(2)
+endef
 NAT_SMALL_SL := $(MODELS)/ctc-nat-en-de-small-q8_0-shortlist
 $(NAT_SMALL_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL_TRAINED)/model.safetensors $(NAT_SMALL_TRAINED)/target_vocab.json \
 		export/graph_ctc_nat.py export/nat_shortlist.py | $(PAIRS)/SOURCES.json
-	$(VPY) -m export nat-shortlist $(NAT_SMALL_TRAINED) --pairs $(PAIRS) --top-k 16 --frequent 128 \
-		--out $(NAT_SMALL_SL)/shortlist.json
-	$(VPY) -m export ctc-nat $(NAT_SMALL_TRAINED) --output-vocab $(NAT_SMALL_TRAINED)/target_vocab.json --precision q8_0 \
-		--shortlist $(NAT_SMALL_SL)/shortlist.json --out $(NAT_SMALL_SL)
+	$(call nat_shortlist_export,$(NAT_SMALL_TRAINED),$(NAT_SMALL_SL))
 # The 3-layer latency model (issue 14 item 4; docs/BENCHMARKS.md 5): width 192, rate 1.5, 3 layers (3.0M parameters),
 # trained 42 minutes at 2 threads on a Xeon with AMX-BF16 (6,417 steps), with the same shortlist: BLEU 16.60 (+1.12
 # over AR), 12.3-12.5x the AR baseline's batch-1 latency on that Xeon.
@@ -214,20 +218,14 @@ NAT_SMALL3_TRAINED := export/trained/ctc-nat-en-de-small3
 NAT_SMALL3_SL := $(MODELS)/ctc-nat-en-de-small3-q8_0-shortlist
 $(NAT_SMALL3_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL3_TRAINED)/model.safetensors $(NAT_SMALL3_TRAINED)/target_vocab.json \
 		export/graph_ctc_nat.py export/nat_shortlist.py | $(PAIRS)/SOURCES.json
-	$(VPY) -m export nat-shortlist $(NAT_SMALL3_TRAINED) --pairs $(PAIRS) --top-k 16 --frequent 128 \
-		--out $(NAT_SMALL3_SL)/shortlist.json
-	$(VPY) -m export ctc-nat $(NAT_SMALL3_TRAINED) --output-vocab $(NAT_SMALL3_TRAINED)/target_vocab.json --precision q8_0 \
-		--shortlist $(NAT_SMALL3_SL)/shortlist.json --out $(NAT_SMALL3_SL)
+	$(call nat_shortlist_export,$(NAT_SMALL3_TRAINED),$(NAT_SMALL3_SL))
 # The 2-layer latency model (issue 14 item 4; docs/BENCHMARKS.md 5): the 3-layer recipe with one layer fewer, trained
 # 80 minutes at 2 threads in fp32 on an AMD EPYC Zen 3 (no bf16 there), with the same shortlist.
 NAT_SMALL2_TRAINED := export/trained/ctc-nat-en-de-small2
 NAT_SMALL2_SL := $(MODELS)/ctc-nat-en-de-small2-q8_0-shortlist
 $(NAT_SMALL2_SL)/manifest.json: $(VENV)/.stamp $(NAT_SMALL2_TRAINED)/model.safetensors $(NAT_SMALL2_TRAINED)/target_vocab.json \
 		export/graph_ctc_nat.py export/nat_shortlist.py | $(PAIRS)/SOURCES.json
-	$(VPY) -m export nat-shortlist $(NAT_SMALL2_TRAINED) --pairs $(PAIRS) --top-k 16 --frequent 128 \
-		--out $(NAT_SMALL2_SL)/shortlist.json
-	$(VPY) -m export ctc-nat $(NAT_SMALL2_TRAINED) --output-vocab $(NAT_SMALL2_TRAINED)/target_vocab.json --precision q8_0 \
-		--shortlist $(NAT_SMALL2_SL)/shortlist.json --out $(NAT_SMALL2_SL)
+	$(call nat_shortlist_export,$(NAT_SMALL2_TRAINED),$(NAT_SMALL2_SL))
 $(MODELS)/ar-en-de/manifest.json: $(VENV)/.stamp $(AR_TRAINED)/model.safetensors
 	$(VPY) -m export safetensors $(AR_TRAINED) --precision fp32 --out $(MODELS)/ar-en-de
 # The AR baseline the NAT benchmark compares against: the same weights at 8 bits on the engine's kernels (Q8_0
