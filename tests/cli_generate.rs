@@ -64,6 +64,25 @@ fn json_output_has_the_documented_fields_and_matches_ar() {
 }
 
 #[test]
+fn threads_flag_keeps_the_tokens_and_refuses_zero() {
+    // `--threads` overrides backend.threads (several 1-thread generators share the cores better than one
+    // 2-thread one: export/space_data.py). The engine's kernels are batch- and thread-invariant, so the tokens
+    // must not change with it.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pipeline_yaml(dir.path(), &tiny(), ""); // backend.threads: 2
+    let tokens = |extra: &[&str]| {
+        let mut args = vec!["generate", "--config", cfg.to_str().unwrap(), "--prompt", "Once upon", "--max-tokens", "24", "--json"];
+        args.extend_from_slice(extra);
+        let o = specrt(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("stdout is one JSON object")["tokens"].clone()
+    };
+    assert_eq!(tokens(&[]), tokens(&["--threads", "1"]));
+    let o = specrt(&["generate", "--config", cfg.to_str().unwrap(), "--prompt", "x", "--threads", "0"]);
+    assert_clean_error(&o, "--threads");
+}
+
+#[test]
 fn streaming_prints_the_same_text_as_batch() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = pipeline_yaml(dir.path(), &tiny(), "generation:\n  max_tokens: 30\n");
