@@ -34,6 +34,13 @@ pub enum Details {
         #[serde(default)]
         lookup_only_rounds: usize,
     },
+    /// SPACE decoding.
+    Space {
+        /// Rounds that ran a plain step because drafting did not pay (the payoff guard).
+        fallback_rounds: usize,
+        /// SPACE steps whose candidates came from prompt lookup (`lookup: fill | prefer`).
+        lookup_rounds: usize,
+    },
     /// One CTC NAT translation.
     Nat {
         /// Output positions of the pass (the upsampled source).

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use schema::{
     BackendConfig, BackendKind, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig,
-    ProviderConfig, SpaceCandidates, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

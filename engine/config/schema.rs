@@ -257,6 +257,11 @@ pub enum StrategyConfig {
         /// Stop drafting while it does not pay (the payoff guard of the speculative strategies).
         #[serde(default = "default_fallback")]
         fallback: bool,
+        /// Prompt lookup as a second source of candidates (free: no model call): `off`, `fill` (only when the
+        /// masks left none: the first step, after a rejection with `candidates: last`, after a plain step) or
+        /// `prefer` (whenever it finds a match). Verified like the masks' candidates: still lossless.
+        #[serde(default)]
+        lookup: SpaceLookup,
     },
     /// CTC non-autoregressive generation (docs/METHODS.md section 5): an encoder-only CTC model (`kind: ctc_nat`
     /// export) writes the whole output in one forward pass over the upsampled source. Not lossless with respect
@@ -299,6 +304,19 @@ pub enum SpaceCandidates {
     All,
     /// Only the last real token: 2k + 1 tokens per step.
     Last,
+}
+
+/// When a SPACE step takes its candidates from prompt lookup instead of the previous step's mask group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpaceLookup {
+    /// Never: candidates come from the masks only (the paper's SPACE).
+    #[default]
+    Off,
+    /// Only when the masks gave none.
+    Fill,
+    /// Whenever lookup finds a continuation (the masks' candidates otherwise).
+    Prefer,
 }
 
 /// CTC decoding rule of the `nat` strategy.

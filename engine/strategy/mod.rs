@@ -110,7 +110,9 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
         StrategyConfig::Hsddw { levels, gamma, buffer_cap, tau_init, thresholds, .. } => {
             Ok(Box::new(hsddw::Hsddw::new(loader, target, levels, *gamma, *buffer_cap, *tau_init, *thresholds)?))
         }
-        StrategyConfig::Space { k, candidates, fallback } => Ok(Box::new(space::Space::new(target, *k, *candidates)?.with_fallback(*fallback))),
+        StrategyConfig::Space { k, candidates, fallback, lookup } => {
+            Ok(Box::new(space::Space::new(target, *k, *candidates)?.with_fallback(*fallback).with_lookup(*lookup)))
+        }
         StrategyConfig::Nat { .. } => Err(Error::InvalidRequest(
             "strategy `nat` does not decode a decoder model: it runs a CTC NAT encoder through specrt::nat::NatPipeline".into(),
         )),

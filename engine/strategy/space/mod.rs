@@ -10,6 +10,12 @@
 //! code does) would over-weight c. The real chain sits at the front of the pass, so its logits rows are one
 //! contiguous block that the chain rules read directly, and the accepted tokens' K/V rows already sit in the
 //! slots they are committed to: `commit_tree_path` copies O(accepted) rows onto themselves and drops the rest.
+//!
+//! Prompt lookup (`lookup: fill | prefer`) is a second, free source of candidates: the continuation of the most
+//! recent earlier occurrence of the newest tokens, at most k tokens (the same pass shape as the masks' drafts). With
+//! `candidates: last` a rejection leaves no drafts for the next step, whose pass then buys one token; `fill` puts
+//! lookup's continuation there, `prefer` uses it whenever one exists. The candidates are verified the same way
+//! whatever their source, and deterministic either way, so both rules of acceptance stay exact.
 
 pub mod layout;
 
@@ -17,11 +23,20 @@ use std::time::Instant;
 
 use self::layout::{step_len, Fault, Groups, StepLayout};
 use super::speculative::guard::PayoffGuard;
+use super::speculative::ngram::NgramDrafter;
 use super::speculative::verify::{self, ResidualRule};
 use super::{decode_loop, DecodeContext, RoundOutcome, Strategy};
-use crate::config::SpaceCandidates;
+use crate::config::{SpaceCandidates, SpaceLookup};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
+use crate::stats::Details;
+
+/// Prompt lookup for SPACE: n-grams of 2..=3 tokens over the last 1,024. A one-token match is weak evidence and a
+/// wrong draft is not free here (each extra row of a pass costs ~0.1-0.2 of a one-token step on a CPU,
+/// docs/SPACE.md "Choosing k"), so it needs two tokens of context to propose.
+fn space_lookup() -> NgramDrafter {
+    NgramDrafter::new(3, 2, 1024)
+}
 
 /// The SPACE strategy.
 pub struct Space {
@@ -31,6 +46,8 @@ pub struct Space {
     guard: PayoffGuard,
     residual_rule: ResidualRule,
     fault: Fault,
+    lookup: SpaceLookup,
+    ngram: NgramDrafter,
     layout: StepLayout,
     candidates: Vec<u32>,
     path: Vec<usize>,
@@ -67,6 +84,8 @@ impl Space {
             guard: PayoffGuard::new(false),
             residual_rule: ResidualRule::Residual,
             fault: Fault::None,
+            lookup: SpaceLookup::Off,
+            ngram: space_lookup(),
             layout: StepLayout::default(),
             candidates: Vec::new(),
             path: Vec::new(),
@@ -78,6 +97,12 @@ impl Space {
     /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
     pub(crate) fn with_fallback(mut self, on: bool) -> Self {
         self.guard = PayoffGuard::new(on);
+        self
+    }
+
+    /// Takes candidates from prompt lookup too (see the module notes); off unless asked for.
+    pub fn with_lookup(mut self, lookup: SpaceLookup) -> Self {
+        self.lookup = lookup;
         self
     }
 
@@ -117,10 +142,24 @@ impl Strategy for Space {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.guard.begin_request();
         self.candidates.clear();
-        let Space { mask, k, groups, guard, residual_rule, fault, layout, candidates, path, rows, residual } = self;
-        let (mask, k, groups, rule, fault) = (*mask, *k, *groups, *residual_rule, *fault);
-        decode_loop(ctx, |ctx, pending, history, budget| {
+        let Space { mask, k, groups, guard, residual_rule, fault, lookup, ngram, layout, candidates, path, rows, residual } = self;
+        let (mask, k, groups, rule, fault, lookup) = (*mask, *k, *groups, *residual_rule, *fault, *lookup);
+        let mut lookup_rounds = 0usize;
+        let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let t0 = Instant::now();
+            // `history` ends with the pending token, so lookup's continuation is what follows it: c_1, c_2, ...
+            let looked_up = match lookup {
+                SpaceLookup::Off => false,
+                SpaceLookup::Fill if !candidates.is_empty() => false,
+                SpaceLookup::Fill | SpaceLookup::Prefer => {
+                    let cont = ngram.lookup(history, k);
+                    let found = !cont.is_empty();
+                    if found {
+                        *candidates = cont;
+                    }
+                    found
+                }
+            };
             // Candidates are committed tokens only up to the budget; masks need KV room but commit nothing.
             let room = ctx.target.draft_room() + 1;
             candidates.truncate(budget);
@@ -138,6 +177,7 @@ impl Strategy for Space {
                 guard.plain(t0.elapsed().as_secs_f64());
                 return Ok(out);
             }
+            lookup_rounds += usize::from(looked_up && !candidates.is_empty());
             layout.build(pending, candidates, masks, mask, groups, fault);
             let vocab = ctx.target.vocab_size();
             let n = candidates.len();
@@ -173,6 +213,8 @@ impl Strategy for Space {
             ctx.stats.verify_seconds += seconds;
             guard.drafted(verdict.accepted + 1, seconds);
             Ok(RoundOutcome { accepted: verdict.accepted, next: verdict.bonus })
-        })
+        });
+        ctx.stats.details = Details::Space { fallback_rounds: self.guard.skipped, lookup_rounds };
+        result
     }
 }
