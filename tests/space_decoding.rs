@@ -1,6 +1,6 @@
 //! SPACE decoding (issue 13, docs/METHODS.md section 6) on the tiny random model with a mask token
 //! (models/tiny-fp32-space, k = 4): greedy output equals the same model's AR over hundreds of prompts (k 1..4,
-//! candidates all and last, some 260 tokens long); the KV cache after a SPACE generation equals AR's; sampled
+//! candidates all and last, prompt lookup off / fill / prefer, some 260 tokens long); the KV cache after a SPACE generation equals AR's; sampled
 //! output follows AR's distribution (chi-square, alpha 0.001); bad configs are clear errors. Each guarantee has a
 //! negative control: a deliberately wrong layout (masks visible to later tokens) breaks identity and the KV check,
 //! and the reference code's "sample from p" replacement is caught by the sampling test. The fine-tuned SmolLM2
@@ -14,7 +14,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use specrt::config::{SpaceCandidates, StrategyConfig};
+use specrt::config::{SpaceCandidates, SpaceLookup, StrategyConfig};
 use specrt::generate::OutputSink;
 use specrt::model::LanguageModel;
 use specrt::sampling::{Sampler, SamplingParams};
@@ -31,8 +31,20 @@ fn target() -> std::path::PathBuf {
 }
 
 fn space(k: Option<usize>, candidates: SpaceCandidates) -> StrategyConfig {
+    space_with(k, candidates, SpaceLookup::Off)
+}
+
+fn space_with(k: Option<usize>, candidates: SpaceCandidates, lookup: SpaceLookup) -> StrategyConfig {
     // The payoff guard off: these tests exercise SPACE steps on every round.
-    StrategyConfig::Space { k, candidates, fallback: false }
+    StrategyConfig::Space { k, candidates, fallback: false, lookup }
+}
+
+/// SPACE steps whose candidates came from prompt lookup.
+fn lookup_rounds(stats: &Stats) -> usize {
+    match stats.details {
+        specrt::stats::Details::Space { lookup_rounds, .. } => lookup_rounds,
+        ref other => panic!("SPACE reported {other:?}"),
+    }
 }
 
 /// A SPACE pipeline on the tiny mask model; its target is probed at load, so AR afterwards is the exact reference.
@@ -75,22 +87,30 @@ fn greedy_space_equals_ar_over_hundreds_of_prompts() {
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let reference: Vec<Vec<u32>> = cases.iter().map(|(q, n)| p.generate(&greedy(q, *n), &mut |_| true).unwrap().tokens).collect();
     let (mut drafted, mut accepted, mut deep) = (0, 0, 0);
+    let mut looked_up = HashMap::new();
     for (i, ((prompt, n), want)) in cases.iter().zip(&reference).enumerate() {
         let candidates = if i % 2 == 0 { SpaceCandidates::All } else { SpaceCandidates::Last };
         let k = [None, Some(1), Some(2), Some(3)][(i / 2) % 4];
-        p.set_strategy(space(k, candidates)).unwrap();
+        // Prompt lookup as a second source of candidates (the repeating prompts give it matches), on a third each.
+        let lookup = [SpaceLookup::Off, SpaceLookup::Fill, SpaceLookup::Prefer][(i / 8) % 3];
+        p.set_strategy(space_with(k, candidates, lookup)).unwrap();
         let out = p.generate(&greedy(prompt, *n), &mut |_| true).unwrap();
         let diff = out.tokens.iter().zip(want).position(|(a, b)| a != b);
-        assert_eq!(diff, None, "k {k:?}, candidates {candidates:?}: prompt {i} differs from AR at token {diff:?}");
+        assert_eq!(diff, None, "k {k:?}, candidates {candidates:?}, lookup {lookup:?}: prompt {i} differs from AR at token {diff:?}");
         assert_eq!(out.tokens.len(), want.len());
         assert_eq!(out.stats.strategy, "space");
         drafted += out.stats.drafted;
         accepted += out.stats.accepted;
         deep += out.stats.accepted_per_position.get(1).copied().unwrap_or(0);
+        *looked_up.entry(format!("{lookup:?}")).or_insert(0) += lookup_rounds(&out.stats);
     }
-    eprintln!("{accepted}/{drafted} candidates accepted ({deep} at position 2 or later) over {} prompts", cases.len());
+    eprintln!("{accepted}/{drafted} candidates accepted ({deep} at position 2 or later) over {} prompts; lookup rounds {looked_up:?}", cases.len());
     assert!(drafted > 10_000, "SPACE drafted only {drafted} candidates");
     assert!(accepted > 0, "no candidate accepted: the acceptance path was never exercised");
+    // The lookup paths ran (and `off` never looks up): identity above covers them.
+    assert_eq!(looked_up["Off"], 0);
+    // measured 41 and 79 steps
+    assert!(looked_up["Fill"] > 20 && looked_up["Prefer"] > looked_up["Fill"], "lookup rounds {looked_up:?}");
 }
 
 #[test]
@@ -171,8 +191,14 @@ fn sampled_space_follows_the_target_distribution_and_a_biased_rule_is_caught() {
     let params = |seed| SamplingParams { temperature: 1.0, top_k: 3, seed, ..Default::default() };
     let mut t = probed_target();
     let ar = law(&mut |seed| run(&mut Autoregressive, &mut t, &prompt, CHAIN, params(seed)), runs, 0, CHAIN, &mut 0);
-    for (name, rule) in [("exact", ResidualRule::Residual), ("biased", ResidualRule::BiasedFromTarget)] {
-        let mut s = Space::new(t.manifest(), None, SpaceCandidates::All).unwrap().with_residual_rule(rule);
+    // The repeating prompt gives prompt lookup matches, so `prefer` drafts from it on most steps: deterministic
+    // drafts from another source, the same exact rule.
+    for (name, rule, lookup) in [
+        ("exact", ResidualRule::Residual, SpaceLookup::Off),
+        ("exact, lookup drafts", ResidualRule::Residual, SpaceLookup::Prefer),
+        ("biased", ResidualRule::BiasedFromTarget, SpaceLookup::Off),
+    ] {
+        let mut s = Space::new(t.manifest(), None, SpaceCandidates::All).unwrap().with_residual_rule(rule).with_lookup(lookup);
         assert_eq!(s.exact_under_sampling(), rule == ResidualRule::Residual);
         let mut accepted = 0;
         let sp = law(&mut |seed| run(&mut s, &mut t, &prompt, CHAIN, params(seed)), runs, 5_000_000, CHAIN, &mut accepted);
@@ -299,11 +325,17 @@ fn smollm2_space_on_the_engine_kernels_equals_the_plain_kernels_ar() {
     for (i, prompt) in PROMPTS.iter().enumerate() {
         let req = GenerationRequest { max_tokens: Some(256), chat: Some(i < 2), ignore_eos: true, ..GenerationRequest::text(*prompt) };
         let ar = base.generate(&req, &mut |_| true).unwrap();
-        for (k, candidates) in [(None, SpaceCandidates::Last), (Some(2), SpaceCandidates::Last), (Some(1), SpaceCandidates::All)] {
-            p.set_strategy(space(k, candidates)).unwrap();
+        for (k, candidates, lookup) in [
+            (None, SpaceCandidates::Last, SpaceLookup::Off),
+            (Some(2), SpaceCandidates::Last, SpaceLookup::Off),
+            (Some(1), SpaceCandidates::All, SpaceLookup::Off),
+            (None, SpaceCandidates::Last, SpaceLookup::Fill),
+            (None, SpaceCandidates::Last, SpaceLookup::Prefer),
+        ] {
+            p.set_strategy(space_with(k, candidates, lookup)).unwrap();
             let out = p.generate(&req, &mut |_| true).unwrap();
             let diff = out.tokens.iter().zip(&ar.tokens).position(|(a, b)| a != b);
-            assert_eq!(diff, None, "SPACE (k {k:?}, {candidates:?}) differs from the kernels' AR at token {diff:?} on {prompt:?}");
+            assert_eq!(diff, None, "SPACE (k {k:?}, {candidates:?}, lookup {lookup:?}) differs from the kernels' AR at token {diff:?} on {prompt:?}");
             assert_eq!(out.tokens.len(), 256);
             accepted += out.stats.accepted;
         }
@@ -313,10 +345,12 @@ fn smollm2_space_on_the_engine_kernels_equals_the_plain_kernels_ar() {
 
 /// The in-kernel adapter computes what the float gated path of the MatMulNBits SPACE export computes (that path is
 /// checked against the trained model in export/tests/test_space_export.py): on a code prompt and the model's own
-/// continuation, the mask rows' argmax (the drafts) of the two exports agree on most rows (measured 0.88: the two
-/// exports' base kernels and the Q8_0 factors differ slightly), position by position; the negative control pairs
-/// each kernel draft with the float export's draft one mask further, which agrees far less (0.46), so the
-/// agreement is not a run of repeated tokens. The real row is bit for bit the plain kernels'.
+/// continuation, the mask rows' argmax (the drafts) of the two exports agree on most rows (the two exports' base
+/// kernels and the Q8_0 factors differ slightly; mask rows are near-ties), position by position; the negative
+/// control pairs each kernel draft with the float export's draft one mask further, which agrees far less, so the
+/// agreement is not a run of repeated tokens. Measured: 0.88 vs 0.46 with the 2026-12-01 adapter, 0.79 vs 0.26
+/// with the 2026-12-05 one (5x the steps, larger factors: their Q8_0 rounding moves more near-ties), whose
+/// in-kernel and float drafts are right equally often (0.22 and 0.22). The real row is bit for bit the plain kernels'.
 #[test]
 fn the_in_kernel_adapter_drafts_what_the_float_adapter_drafts() {
     let dirs = ["smollm2-135m-instruct-int4-ggml-space", "smollm2-135m-instruct-int4-space", "smollm2-135m-instruct-int4-ggml"]
@@ -375,8 +409,10 @@ fn the_in_kernel_adapter_drafts_what_the_float_adapter_drafts() {
     }
     let (f, c) = (same as f64 / masks as f64, shifted as f64 / pairs as f64);
     let (rk, rf) = (right_kern as f64 / scored as f64, right_float as f64 / scored as f64);
-    assert!(f >= 0.8, "in-kernel vs float adapter drafts agree on {f:.2} of {masks} mask rows");
+    eprintln!("agreement {f:.2} (shifted {c:.2}) over {masks} mask rows; drafts right: in-kernel {rk:.2}, float {rf:.2} of {scored}");
+    assert!(f >= 0.7, "in-kernel vs float adapter drafts agree on {f:.2} of {masks} mask rows");
     assert!(c < f - 0.3, "drafts one mask apart agree on {c:.2} (same position: {f:.2}): the agreement is not position-specific");
-    // and the drafts are as often the model's own next tokens as the float path's (measured 0.19 vs 0.21)
+    // and the drafts are as often the model's own next tokens as the float path's (measured 0.19 vs 0.21, then
+    // 0.22 vs 0.22)
     assert!(rk >= rf - 0.08, "in-kernel drafts right on {rk:.2} of {scored}, float drafts on {rf:.2}");
 }

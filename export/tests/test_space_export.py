@@ -134,12 +134,16 @@ def test_int4_mask_rows_keep_the_argmax(space_export, artifact):
     # their first two tokens), which a fraction-of-argmax check would read as a lost adapter.
     rank = [(got[i] > got[i, want[i].argmax()]).sum() for i in range(len(want))]
     assert max(rank) <= 2, rank
-    # Clear rows keep their argmax exactly: the owner row (a real token, margin 3.6 between its first two logits)
-    # always, and every row whose margin exceeds twice its largest error anywhere. The owner row is named on its
-    # own because the largest error is CPU-dependent (MLAS's int8 kernel): 1.5 on AVX2, 1.99 on an AVX-512 VNNI
-    # EPYC, where no row passes the 2x test although the errors on the top logits stay ~0.3.
+    # Clear rows keep their argmax exactly: the real rows (the owner and the token after it) whose margin between
+    # their first two logits exceeds 1.0, and every row whose margin exceeds twice its largest error anywhere. The
+    # real rows are named on their own because the largest error is CPU-dependent (MLAS's int8 kernel): 1.5 on
+    # AVX2, 1.99 on an AVX-512 VNNI EPYC, where no row passes the 2x test although the errors on the top logits stay
+    # ~0.3. Every committed probe has such a real row (2026-12-01: the owner, margin 3.6; 2026-12-05: the token
+    # after it, 3.3), so the check is never empty.
     margin = np.diff(np.sort(want, -1)[:, -2:], axis=-1)[:, 0]
-    assert margin[0] > 3.0 and got[0].argmax() == want[0].argmax(), margin
+    real_clear = [i for i in (0, 1) if margin[i] > 1.0]
+    assert real_clear, margin
+    assert all(got[i].argmax() == want[i].argmax() for i in real_clear), margin
     clear = margin > 2 * np.abs(got - want).max(-1)
     assert (got.argmax(-1) == want.argmax(-1))[clear].all(), margin
     # The adapter is there: the mask rows' mean error is a small fraction of the export without it (measured:
