@@ -285,27 +285,35 @@ def build_text(a) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Self-distillation and the target cache
 
+def engine_generate(engine: str, config: str, prompt: str, max_new: int, chat: bool, threads: int = 0) -> dict:
+    """One greedy `specrt generate --json` run (text, token ids, counts, finish reason) of `prompt` through the
+    engine's CLI, with its chat template when `chat`; `threads` > 0 overrides the pipeline's backend.threads.
+    A failing engine ends the program with its message."""
+    import subprocess
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
+        f.write(prompt)
+        prompt_file = f.name
+    try:
+        cmd = [engine, "generate", "--config", config, "--json", "--temperature", "0", "--max-tokens", str(max_new),
+               "--prompt-file", prompt_file] + (["--threads", str(threads)] if threads > 0 else []) \
+            + (["--chat"] if chat else [])
+        out = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise SystemExit(f"--engine {engine}: cannot run it ({e})")
+    finally:
+        os.unlink(prompt_file)
+    if out.returncode != 0:
+        raise SystemExit(f"--engine {engine} --engine-config {config} failed (exit {out.returncode}): "
+                         f"{out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout)
+
+
 def _engine_answer(a, instruction: str, chat: bool = True) -> tuple:
     """The target's greedy answer through the engine's CLI (`specrt generate --chat --json`): ~4x the tokens per
     second of the Python loop below on the same CPU (the engine's kernels, its own KV cache). Its chat template is
     SmolLM2's, the same prompt tokens as chatml(instruction, None) (checked: 38 = 38 on the first instruction)."""
-    import subprocess
-
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
-        f.write(instruction)
-        prompt_file = f.name
-    try:
-        cmd = [a.engine, "generate", "--config", a.engine_config, "--json", "--temperature", "0", "--max-tokens",
-               str(a.max_new), "--prompt-file", prompt_file] + (["--chat"] if chat else [])
-        out = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        raise SystemExit(f"--engine {a.engine}: cannot run it ({e})")
-    finally:
-        os.unlink(prompt_file)
-    if out.returncode != 0:
-        raise SystemExit(f"--engine {a.engine} --engine-config {a.engine_config} failed (exit {out.returncode}): "
-                         f"{out.stderr.strip()[-2000:]}")
-    r = json.loads(out.stdout)
+    r = engine_generate(a.engine, a.engine_config, instruction, a.max_new, chat)
     return r["text"], int(r["new_tokens"])
 
 

@@ -125,27 +125,13 @@ def generate(model, batch_prompts: list, max_new: int) -> list:
 
 
 def engine_answer(a, r: dict) -> tuple:
-    """(answer ids, stopped, text) of the engine's greedy answer to one prompt record: instructions through the
-    engine's chat template (`--chat`, the same prompt tokens as chatml(); checked against prompt_ids by the
-    caller), code stubs raw."""
-    import subprocess
+    """(answer ids, stopped, text, prompt tokens) of the engine's greedy answer to one prompt record: instructions
+    through the engine's chat template (`--chat`, the same prompt tokens as chatml(); the caller checks the count
+    against prompt_ids), code stubs raw."""
+    from .head_data import engine_generate
 
     chat = r["source"] == "instructions"
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
-        f.write(r["check"] if chat else r["prompt"])
-        prompt_file = f.name
-    try:
-        cmd = [a.engine, "generate", "--config", a.engine_config, "--json", "--temperature", "0", "--max-tokens",
-               str(a.max_new), "--threads", str(a.threads), "--prompt-file", prompt_file] + (["--chat"] if chat else [])
-        out = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        raise SystemExit(f"--engine {a.engine}: cannot run it ({e})")
-    finally:
-        os.unlink(prompt_file)
-    if out.returncode != 0:
-        raise SystemExit(f"--engine {a.engine} --engine-config {a.engine_config} failed (exit {out.returncode}): "
-                         f"{out.stderr.strip()[-2000:]}")
-    res = json.loads(out.stdout)
+    res = engine_generate(a.engine, a.engine_config, r["check"] if chat else r["prompt"], a.max_new, chat, a.threads)
     ids = [int(t) for t in res["tokens"]]
     while ids and ids[-1] in STOP:
         ids.pop()
