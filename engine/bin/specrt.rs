@@ -187,27 +187,27 @@ fn generate(args: GenerateArgs) -> Result<()> {
     };
     let t0 = Instant::now();
     eprintln!("specrt: loading {}", args.config.display());
-    let mut config_path = args.config.clone();
-    let mut chat = args.chat;
-    if let Ok(mut loaded) = specrt::config::load_file(&args.config) {
+    // One read per config file, with `--threads` applied in one place.
+    let load = |path: &std::path::Path| -> Result<specrt::config::LoadedConfig> {
+        let mut loaded = specrt::config::load_file(path)?;
         if let Some(n) = args.threads {
             loaded.config.backend.threads = Some(usize::from(n));
         }
-        if let StrategyConfig::Nat { baseline, .. } = &loaded.config.strategy {
-            if args.strategy.as_deref() != Some("ar") {
-                return generate_nat(&args, loaded, &prompt, t0);
-            }
-            // `--strategy ar` on a NAT pipeline runs its AR baseline on the same text (its chat template turns
-            // the sentence into the baseline's prompt format).
-            config_path =
-                baseline.clone().ok_or_else(|| anyhow::anyhow!("{}: strategy.baseline names no AR baseline to run", args.config.display()))?;
-            chat = true;
-            eprintln!("specrt: --strategy ar on a NAT pipeline: running its baseline {}", config_path.display());
+        Ok(loaded)
+    };
+    let mut config_path = args.config.clone();
+    let mut chat = args.chat;
+    let mut loaded = load(&config_path)?;
+    if let StrategyConfig::Nat { baseline, .. } = &loaded.config.strategy {
+        if args.strategy.as_deref() != Some("ar") {
+            return generate_nat(&args, loaded, &prompt, t0);
         }
-    }
-    let mut loaded = specrt::config::load_file(&config_path)?;
-    if let Some(n) = args.threads {
-        loaded.config.backend.threads = Some(usize::from(n));
+        // `--strategy ar` on a NAT pipeline runs its AR baseline on the same text (its chat template turns
+        // the sentence into the baseline's prompt format).
+        config_path = baseline.clone().ok_or_else(|| anyhow::anyhow!("{}: strategy.baseline names no AR baseline to run", args.config.display()))?;
+        chat = true;
+        eprintln!("specrt: --strategy ar on a NAT pipeline: running its baseline {}", config_path.display());
+        loaded = load(&config_path)?;
     }
     let mut pipeline = Pipeline::from_config(loaded)?;
     if args.strategy.as_deref() == Some("ar") && config_path == args.config {

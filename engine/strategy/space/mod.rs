@@ -151,14 +151,14 @@ impl Strategy for Space {
             let looked_up = match lookup {
                 SpaceLookup::Off => false,
                 SpaceLookup::Fill if !candidates.is_empty() => false,
-                SpaceLookup::Fill | SpaceLookup::Prefer => {
-                    let cont = ngram.lookup(history, k);
-                    let found = !cont.is_empty();
-                    if found {
-                        *candidates = cont;
+                SpaceLookup::Fill | SpaceLookup::Prefer => match ngram.find(history, k) {
+                    Some(cont) => {
+                        candidates.clear();
+                        candidates.extend_from_slice(&history[cont]);
+                        true
                     }
-                    found
-                }
+                    None => false,
+                },
             };
             // Candidates are committed tokens only up to the budget; masks need KV room but commit nothing.
             let room = ctx.target.draft_room() + 1;

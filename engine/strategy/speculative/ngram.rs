@@ -23,6 +23,12 @@ impl NgramDrafter {
 
     /// The continuation of the most recent match, up to `k` tokens.
     pub fn lookup(&self, context: &[u32], k: usize) -> Vec<u32> {
+        self.find(context, k).map_or_else(Vec::new, |r| context[r].to_vec())
+    }
+
+    /// Where in `context` the continuation of the most recent match lies (at most `k` tokens), without copying it:
+    /// callers in the decode loop copy it into a buffer they keep.
+    pub fn find(&self, context: &[u32], k: usize) -> Option<std::ops::Range<usize>> {
         let len = context.len();
         let start = if self.window == 0 { 0 } else { len.saturating_sub(self.window) };
         for n in (self.n_min..=self.n_max).rev() {
@@ -38,12 +44,12 @@ impl NgramDrafter {
                     let from = j + n;
                     let to = (from + k).min(len);
                     if to > from {
-                        return context[from..to].to_vec();
+                        return Some(from..to);
                     }
                 }
             }
         }
-        Vec::new()
+        None
     }
 }
 
