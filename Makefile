@@ -599,6 +599,20 @@ bench-space-kernels: setup datasets release space-model $(MODELS)/smollm2-135m-i
 bench-space-code: setup datasets release space-model $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
 	./target/release/specrt bench --config configs/bench/space-code-smollm2.yaml --out bench-out/space-code-smollm2
 
+# Prompt lookup with match-length drafting and the committed lookup corpus (export/trained/smollm2-lookup-corpus,
+# remade by `make lookup-corpus` from the SPACE self-distillation data) against the shipped n-gram drafter:
+# docs/BENCHMARKS.md section 6b.
+.PHONY: bench-lookup-corpus
+bench-lookup-corpus: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	./target/release/specrt bench --config configs/bench/lookup-corpus-smollm2.yaml --out bench-out/lookup-corpus-smollm2
+
+# Rebuilds the committed corpus from the engine's own answers (.cache/space/data.jsonl, written by the first step of
+# `make train-space`, ~20 min).
+.PHONY: lookup-corpus
+lookup-corpus: setup $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	$(VENV)/bin/python -m export lookup-corpus .cache/space/data.jsonl --target $(MODELS)/smollm2-135m-instruct-int4-ggml \
+		--out export/trained/smollm2-lookup-corpus
+
 .PHONY: bench-kernels-heads
 bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
 		$(foreach k,ctc medusa eagle,$(MODELS)/smollm2-135m-instruct-int4-ggml-$(k)-head/manifest.json) $(SMOL_GGML_SPACE)/manifest.json \

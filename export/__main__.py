@@ -1,4 +1,4 @@
-"""CLI: python -m export {gguf,safetensors,tiny,smollm2,gpu-weights,ctc-nat,nat-shortlist,draft-head,bench} ...
+"""CLI: python -m export {gguf,safetensors,tiny,smollm2,gpu-weights,ctc-nat,nat-shortlist,draft-head,lookup-corpus,bench} ...
 
 See export/README.md (and export/CONTRACT.md for gpu-weights).
 """
@@ -178,6 +178,10 @@ def main(argv=None) -> int:
     p.add_argument("--precision", choices=["fp32", "q8_0"], default="fp32",
                    help="q8_0: every matrix as GGML Q8_0 blocks on the engine's int8 kernel (a quarter of the bytes)")
     p.add_argument("--no-check", action="store_true")
+    p = sub.add_parser("lookup-corpus", help="token store for the n-gram drafter's corpus (export/lookup_corpus.py)")
+    from .lookup_corpus import add_arguments as _corpus_args
+
+    _corpus_args(p)
     p = sub.add_parser("bench", help="time greedy decode and k-token forwards of exported folders (interleaved)")
     p.add_argument("paths", nargs="+")
     p.add_argument("--threads", type=int, default=2)
@@ -238,6 +242,10 @@ def main(argv=None) -> int:
         from .graph_draft_head import main_export as draft_head_export
 
         draft_head_export(a)
+    elif a.cmd == "lookup-corpus":
+        from .lookup_corpus import main as corpus_main
+
+        return corpus_main(a)
     elif a.cmd == "bench":
         from .bench import bench
 

@@ -92,7 +92,7 @@ fn the_engine_kernels_make_speculative_output_equal_the_plain_ar_pipeline() {
     let mut spec = Pipeline::load(&cfg).unwrap();
     assert!(!spec.target_mut().is_batch_invariant(), "the probe must find the engine kernels natively invariant (no padding)");
     let strategies = [WindowPolicyKind::Static, WindowPolicyKind::CostModel].map(|policy| StrategyConfig::Speculative {
-        drafter: DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 },
+        drafter: DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None },
         window: WindowConfig { policy, k: 4, k_min: 1, k_max: 10, ..Default::default() },
         allow_lossy: false,
     });

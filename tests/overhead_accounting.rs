@@ -45,7 +45,7 @@ fn every_models_run_calls_are_counted() {
     p.set_strategy(spec(DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") })).unwrap();
     let drafted = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
     assert!(drafted.stats.backend_calls > drafted.stats.target_calls as u64 + 3, "{:?}", drafted.stats);
-    p.set_strategy(spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 })).unwrap();
+    p.set_strategy(spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None })).unwrap();
     let ngram = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
     assert_eq!(ngram.stats.backend_calls, ngram.stats.target_calls as u64);
 }

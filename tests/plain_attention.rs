@@ -42,7 +42,8 @@ fn the_plain_form_gives_the_cpu_forms_greedy_tokens() {
 fn speculative_decoding_on_the_plain_form_equals_its_ar() {
     let d = tempfile::tempdir().unwrap();
     let mut p = pipeline(&model_dir("tiny-fp32-plain"), &d);
-    let drafters = [DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }, DrafterConfig::DraftModel { model: tiny() }];
+    let drafters =
+        [DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None }, DrafterConfig::DraftModel { model: tiny() }];
     for (i, prompt) in repeating_prompts(24, 5, 48).iter().enumerate() {
         p.set_strategy(StrategyConfig::Ar {}).unwrap();
         let want = greedy(&mut p, prompt, 256);

@@ -22,8 +22,14 @@ fn speculative_outputs_equal_ar_on_smollm2() {
     let dir = tempfile::tempdir().unwrap();
     std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
     let strategies = [
-        ("ngram/static", spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }, WindowPolicyKind::Static, 4)),
-        ("ngram/cost_model", spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }, WindowPolicyKind::CostModel, 4)),
+        (
+            "ngram/static",
+            spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None }, WindowPolicyKind::Static, 4),
+        ),
+        (
+            "ngram/cost_model",
+            spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None }, WindowPolicyKind::CostModel, 4),
+        ),
         (
             "layer_skip/heuristic",
             spec(DrafterConfig::LayerSkip { model: model_dir("smollm2-135m-instruct-int4-skip22") }, WindowPolicyKind::Heuristic, 3),

@@ -26,7 +26,7 @@ const POLICIES: [WindowPolicyKind; 5] =
 
 fn drafters() -> Vec<(&'static str, DrafterConfig)> {
     vec![
-        ("ngram", DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024 }),
+        ("ngram", DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None }),
         ("layer_skip", DrafterConfig::LayerSkip { model: model_dir("tiny-fp32-skip1") }),
         ("draft_model", DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") }),
         // The target drafting for itself: every draft is accepted, which stresses the full-accept path.
@@ -85,6 +85,105 @@ fn greedy_speculative_equals_ar_for_every_drafter_and_policy() {
             assert_eq!(accepted, drafted, "a model drafting for itself must have every token accepted");
         }
     }
+}
+
+/// Writes a lookup corpus folder (engine/strategy/speculative/corpus.rs) of `docs` for the model in `model`, with
+/// `tamper` applied to corpus.json's text before it is written.
+fn write_corpus(dir: &std::path::Path, model: &std::path::Path, docs: &[Vec<u32>], tamper: impl Fn(String) -> String) -> std::path::PathBuf {
+    use sha2::{Digest, Sha256};
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model.join("manifest.json")).unwrap()).unwrap();
+    let tokenizer_sha = manifest["files"]["tokenizer.json"].as_str().unwrap().to_string();
+    let vocab = manifest["dims"]["vocab_size"].as_u64().unwrap();
+    let mut bytes = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+        }
+        d.iter().for_each(|t| bytes.extend_from_slice(&t.to_le_bytes()));
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("tokens.bin"), &bytes).unwrap();
+    let sha: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let json = serde_json::json!({
+        "format": "specrt-lookup-corpus", "format_version": 1, "tokenizer_sha256": tokenizer_sha, "vocab_size": vocab,
+        "tokens_file": "tokens.bin", "tokens_sha256": sha, "documents": docs.len(),
+        "tokens": docs.iter().map(Vec::len).sum::<usize>(), "sources": "test",
+    });
+    std::fs::write(dir.join("corpus.json"), tamper(serde_json::to_string_pretty(&json).unwrap())).unwrap();
+    dir.to_path_buf()
+}
+
+fn ngram(n_max: usize, n_min: usize, match_ratio: f32, corpus: Option<&std::path::Path>) -> DrafterConfig {
+    DrafterConfig::Ngram {
+        n_max,
+        n_min,
+        window: 1024,
+        match_ratio,
+        corpus: corpus.map(|c| specrt::config::CorpusConfig {
+            path: c.to_path_buf(),
+            max_tokens: 3,
+            n_max: 4,
+            n_min: 2,
+            min_count: 1,
+            min_share: 0.3,
+        }),
+    }
+}
+
+#[test]
+fn match_length_drafting_and_the_lookup_corpus_stay_lossless() {
+    let (d, mut p) = tiny_pipeline("");
+    // The corpus is what a deployment would collect: the model's own greedy answers, to other prompts.
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let answers: Vec<Vec<u32>> = prompts(80, 5).iter().map(|q| p.generate(&greedy_request(q, 200), &mut |_| true).unwrap().tokens).collect();
+    let corpus = write_corpus(&d.path().join("corpus"), &tiny(), &answers, |s| s);
+    let prompts = prompts(120, 21);
+    let max_tokens = 256;
+    let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy_request(q, max_tokens), &mut |_| true).unwrap().tokens).collect();
+    let configs =
+        [("match", ngram(8, 2, 1.0, None)), ("match + corpus", ngram(8, 2, 1.0, Some(&corpus))), ("corpus", ngram(3, 1, 0.0, Some(&corpus)))];
+    let mut totals = Vec::new();
+    for (name, drafter) in &configs {
+        let (mut drafted, mut accepted) = (0, 0);
+        for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
+            let policy = POLICIES[i % POLICIES.len()];
+            p.set_strategy(strategy(drafter, policy, 1 + i % 6)).unwrap();
+            let out = p.generate(&greedy_request(prompt, max_tokens), &mut |_| true).unwrap();
+            assert_eq!(&out.tokens, want, "{name} / {policy:?}: prompt {i} differs from AR");
+            drafted += out.stats.drafted;
+            accepted += out.stats.accepted;
+        }
+        eprintln!("{name}: {accepted}/{drafted} draft tokens accepted over {} prompts", prompts.len());
+        totals.push((drafted, accepted));
+    }
+    // The corpus answers where the context has no match, and is right there often enough to matter.
+    assert!(totals[1].0 > totals[0].0 && totals[1].1 > totals[0].1, "the corpus added no accepted drafts: {totals:?}");
+}
+
+#[test]
+fn a_corpus_that_does_not_match_the_target_is_a_clear_error() {
+    let (d, mut p) = tiny_pipeline("");
+    let docs = vec![vec![5u32, 6, 7, 8], vec![9, 10, 11]];
+    let cases: [(&str, Box<dyn Fn(String) -> String>, &str); 4] = [
+        ("tokenizer", Box::new(|s: String| s.replacen("\"tokenizer_sha256\": \"", "\"tokenizer_sha256\": \"00", 1)), "tokenizer sha256"),
+        ("tokens", Box::new(|s: String| s.replacen("\"tokens_sha256\": \"", "\"tokens_sha256\": \"00", 1)), "tokens.bin has sha256"),
+        ("format", Box::new(|s: String| s.replacen("specrt-lookup-corpus", "other", 1)), "format is `other`"),
+        ("count", Box::new(|s: String| s.replacen("\"documents\": 2", "\"documents\": 3", 1)), "holds 2 documents"),
+    ];
+    for (name, tamper, want) in cases {
+        let dir = write_corpus(&d.path().join(name), &tiny(), &docs, tamper);
+        let err = p.set_strategy(strategy(&ngram(3, 1, 0.0, Some(&dir)), WindowPolicyKind::Static, 2)).unwrap_err().to_string();
+        assert!(err.contains("lookup corpus") && err.contains(want) && err.contains(&dir.display().to_string()), "{name}: {err}");
+    }
+    // An id outside the vocabulary, and a folder that is not there.
+    let dir = write_corpus(&d.path().join("vocab"), &tiny(), &[vec![1, 100_000]], |s| s);
+    let err = p.set_strategy(strategy(&ngram(3, 1, 0.0, Some(&dir)), WindowPolicyKind::Static, 2)).unwrap_err().to_string();
+    assert!(err.contains("id 100000 at position 1"), "{err}");
+    let err = p.set_strategy(strategy(&ngram(3, 1, 0.0, Some(&d.path().join("nowhere"))), WindowPolicyKind::Static, 2)).unwrap_err().to_string();
+    assert!(err.contains("corpus.json"), "{err}");
+    // The untampered folder loads (the control for the cases above).
+    let dir = write_corpus(&d.path().join("good"), &tiny(), &docs, |s| s);
+    p.set_strategy(strategy(&ngram(3, 1, 0.0, Some(&dir)), WindowPolicyKind::Static, 2)).unwrap();
 }
 
 #[test]

@@ -36,9 +36,39 @@ pub(crate) fn key_position(text: &str, path: &[String]) -> Option<(usize, usize)
     best
 }
 
+/// Where the field of serde's "unknown field `X`" message is written, for the places serde cannot say: inside an
+/// internally tagged enum (`drafter: {kind: ngram, ...}`) it buffers the mapping and reports line 1, column 1. The
+/// first `X:` written as a key (block or flow style) is taken.
+pub(crate) fn unknown_field_position(text: &str, message: &str) -> Option<(usize, usize)> {
+    let field = message.split("unknown field `").nth(1)?.split('`').next()?;
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split(" #").next().unwrap_or(line);
+        let mut from = 0;
+        while let Some(at) = code[from..].find(field) {
+            let start = from + at;
+            let before = code[..start].chars().next_back();
+            let after = code[start + field.len()..].trim_start();
+            if before.is_none_or(|c| c == ' ' || c == '{' || c == ',' || c == '-') && after.starts_with(':') {
+                return Some((i + 1, start + 1));
+            }
+            from = start + field.len();
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_unknown_fields_in_flow_and_block_mappings() {
+        let text = "model: x\nstrategy:\n  drafter: {kind: ngram, sizes: 1, size: 3}\n  window:\n    colour: red\n";
+        assert_eq!(unknown_field_position(text, "unknown field `size`, expected one of `a`"), Some((3, 36)));
+        assert_eq!(unknown_field_position(text, "unknown field `colour`"), Some((5, 5)));
+        assert_eq!(unknown_field_position(text, "unknown field `absent`"), None);
+        assert_eq!(unknown_field_position(text, "invalid type"), None);
+    }
 
     #[test]
     fn finds_nested_keys() {

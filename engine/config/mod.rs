@@ -9,8 +9,8 @@ pub mod schema;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, BackendKind, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel, PipelineConfig,
-    ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    BackendConfig, BackendKind, CorpusConfig, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel,
+    PipelineConfig, ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};
@@ -43,8 +43,13 @@ pub fn load_file(path: &Path) -> Result<LoadedConfig> {
 /// Parses YAML text; relative paths resolve against `base_dir`. `source` names the text in errors.
 pub fn parse_str(text: &str, source: &str, base_dir: &Path) -> Result<LoadedConfig> {
     let mut config: PipelineConfig = serde_yaml::from_str(text).map_err(|e| {
-        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
-        Error::Config { file: source.to_string(), line, column, message: e.to_string() }
+        let message = e.to_string();
+        let (line, column) = match e.location().map(|l| (l.line(), l.column())) {
+            // Line 1, column 1 is where serde points for anything inside a tagged enum's buffered mapping.
+            Some((1, 1)) | None => locate::unknown_field_position(text, &message).unwrap_or((0, 0)),
+            Some(at) => at,
+        };
+        Error::Config { file: source.to_string(), line, column, message }
     })?;
     let base_dir = base_dir.canonicalize().unwrap_or_else(|_| base_dir.to_path_buf());
     config.resolve_paths(&base_dir);
@@ -115,6 +120,7 @@ mod tests {
     fn numeric_values_have_upper_bounds() {
         let spec = "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n  window:\n";
         let hsddw = "strategy:\n  kind: hsddw\n  levels: [{kind: ngram}, {kind: model, model: d}]\n";
+        let corpus = "strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    corpus:\n      path: c\n";
         let cases: &[(String, &str)] = &[
             ("backend:\n  threads: 100000\n".into(), "backend.threads"),
             ("backend:\n  cuda:\n    device_id: 100000\n".into(), "backend.cuda.device_id"),
@@ -125,6 +131,11 @@ mod tests {
             (format!("{spec}    entropy_threshold: .inf\n"), "strategy.window.entropy_threshold"),
             ("strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    n_max: 100000\n".into(), "strategy.drafter.n_max"),
             ("strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    window: 100000000000\n".into(), "strategy.drafter.window"),
+            ("strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    match_ratio: 1000\n".into(), "strategy.drafter.match_ratio"),
+            (format!("{corpus}      max_tokens: 100000\n"), "strategy.drafter.corpus.max_tokens"),
+            (format!("{corpus}      n_max: 100000\n"), "strategy.drafter.corpus.n_max"),
+            (format!("{corpus}      min_share: 2\n"), "strategy.drafter.corpus.min_share"),
+            (format!("{corpus}      min_count: 0\n"), "strategy.drafter.corpus.min_count"),
             (format!("{hsddw}  gamma: 100000\n"), "strategy.gamma"),
             (format!("{hsddw}  buffer_cap: 100000000\n"), "strategy.buffer_cap"),
             (format!("{hsddw}  tau_init: 1.0e30\n"), "strategy.tau_init"),
@@ -149,6 +160,21 @@ mod tests {
         let ends = "context_length: 1048576\nbackend:\n  threads: 1024\ngeneration:\n  max_tokens: 1048576\n";
         parse(&format!("model: m\n{ends}")).unwrap();
         parse(&format!("model: m\n{spec}    k_min: 1\n    k: 1\n    k_max: 256\n")).unwrap();
+    }
+
+    #[test]
+    fn the_lookup_corpus_resolves_next_to_the_config_and_refuses_unknown_keys() {
+        let yaml = "model: m\nstrategy:\n  kind: speculative\n  drafter: {kind: ngram, match_ratio: 1.5, corpus: {path: c}}\n";
+        let c = parse_str(yaml, "x.yaml", Path::new("/configs")).unwrap().config;
+        let StrategyConfig::Speculative { drafter: DrafterConfig::Ngram { match_ratio, corpus: Some(corpus), .. }, .. } = c.strategy else {
+            panic!("{:?}", c.strategy)
+        };
+        assert_eq!(match_ratio, 1.5);
+        assert_eq!(corpus.path, Path::new("/configs/c"));
+        assert_eq!((corpus.max_tokens, corpus.n_max, corpus.n_min, corpus.min_count), (2, 4, 2, 2));
+        let err =
+            parse("model: m\nstrategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    corpus: {path: c, size: 3}\n").unwrap_err().to_string();
+        assert!(err.starts_with("test.yaml:6:") && err.contains("size"), "{err}");
     }
 
     #[test]

@@ -427,6 +427,13 @@ pub enum DrafterConfig {
         /// How many recent tokens to search (0 = the whole context).
         #[serde(default = "default_ngram_window")]
         window: usize,
+        /// Draft at most `match_ratio` x (the matched n-gram's length) tokens, so a long match drafts long and a
+        /// one-token match drafts one (0 = off: the window policy's k alone; docs/METHODS.md "Prompt lookup").
+        #[serde(default)]
+        match_ratio: f32,
+        /// A lookup corpus searched when the context has no match (`python -m export lookup-corpus`).
+        #[serde(default)]
+        corpus: Option<CorpusConfig>,
     },
     /// A draft head on the target's hidden states (`python -m export draft-head`; kinds ctc, medusa, eagle):
     /// candidates merged into a token tree, verified in one target pass (docs/METHODS.md section 4). The target
@@ -450,6 +457,46 @@ pub enum DrafterConfig {
         #[serde(default)]
         ngram: bool,
     },
+}
+
+/// A lookup corpus for the n-gram drafter (engine/strategy/speculative/corpus.rs): the folder, and when its
+/// continuation is trusted enough to draft.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusConfig {
+    /// The corpus folder (corpus.json + tokens.bin), relative to the config file.
+    pub path: PathBuf,
+    /// Most tokens drafted from the corpus per step.
+    #[serde(default = "default_corpus_max_tokens")]
+    pub max_tokens: usize,
+    /// Longest context suffix looked up (tried first).
+    #[serde(default = "default_corpus_n_max")]
+    pub n_max: usize,
+    /// Shortest context suffix looked up.
+    #[serde(default = "default_corpus_n_min")]
+    pub n_min: usize,
+    /// Times the n-gram must have been seen.
+    #[serde(default = "default_corpus_min_count")]
+    pub min_count: u32,
+    /// Share (count / (seen + 1)) the most frequent continuation must have.
+    #[serde(default = "default_corpus_min_share")]
+    pub min_share: f32,
+}
+
+fn default_corpus_max_tokens() -> usize {
+    2
+}
+fn default_corpus_n_max() -> usize {
+    4
+}
+fn default_corpus_n_min() -> usize {
+    2
+}
+fn default_corpus_min_count() -> u32 {
+    2
+}
+fn default_corpus_min_share() -> f32 {
+    0.5
 }
 
 fn default_head_beam() -> usize {
@@ -648,6 +695,9 @@ impl PipelineConfig {
         {
             fix(model);
         }
+        if let StrategyConfig::Speculative { drafter: DrafterConfig::Ngram { corpus: Some(c), .. }, .. } = &mut self.strategy {
+            fix(&mut c.path);
+        }
         if let StrategyConfig::Hsddw { levels, .. } = &mut self.strategy {
             for level in levels {
                 if let LevelConfig::Model { model } = level {
@@ -704,8 +754,24 @@ impl PipelineConfig {
                 return w("entropy_threshold", format!("must be in (0, {MAX_ENTROPY_NATS}] (nats)"));
             }
             in_range(&["strategy", "window", "probe_every"], window.probe_every, 1, MAX_PROBE_EVERY)?;
-            if let DrafterConfig::Ngram { n_max, n_min, window } = drafter {
+            if let DrafterConfig::Ngram { n_max, n_min, window, match_ratio, corpus } = drafter {
                 check_ngram(&["strategy", "drafter"], *n_min, *n_max, *window)?;
+                if !(0.0..=MAX_NGRAM as f32).contains(match_ratio) {
+                    return Err(Invalid::new(
+                        &["strategy", "drafter", "match_ratio"],
+                        format!("must be in 0..={MAX_NGRAM} (0 = off; got {match_ratio})"),
+                    ));
+                }
+                if let Some(c) = corpus {
+                    check_ngram(&["strategy", "drafter", "corpus"], c.n_min, c.n_max, 0)?;
+                    in_range(&["strategy", "drafter", "corpus", "max_tokens"], c.max_tokens, 1, MAX_NGRAM)?;
+                    if c.min_count == 0 {
+                        return Err(Invalid::new(&["strategy", "drafter", "corpus", "min_count"], "must be at least 1"));
+                    }
+                    if !(0.0..=1.0).contains(&c.min_share) {
+                        return Err(Invalid::new(&["strategy", "drafter", "corpus", "min_share"], format!("must be in 0..=1 (got {})", c.min_share)));
+                    }
+                }
             }
             if let DrafterConfig::Head { beam, top_k, max_nodes, max_depth, .. } = drafter {
                 let d = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", "drafter", key], msg));

@@ -92,7 +92,14 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                 DrafterConfig::LayerSkip { model } => {
                     Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameCheckpoint)?, true, target))
                 }
-                DrafterConfig::Ngram { n_max, n_min, window } => Box::new(speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)),
+                DrafterConfig::Ngram { n_max, n_min, window, match_ratio, corpus } => {
+                    let corpus = corpus.as_ref().map(|c| speculative::corpus::LookupCorpus::open(c, target)).transpose()?;
+                    Box::new(
+                        speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)
+                            .with_match_ratio(*match_ratio)
+                            .with_corpus(corpus.map(std::sync::Arc::new)),
+                    )
+                }
                 DrafterConfig::Head { model, beam, top_k, max_nodes, max_depth, ngram } => {
                     let (manifest, graph) = loader.open_head(model, target)?;
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);

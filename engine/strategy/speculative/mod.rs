@@ -8,6 +8,7 @@
 //! the output exactly where AR would.
 
 pub mod budget;
+pub mod corpus;
 pub mod cost;
 pub mod draft_model;
 pub mod drafter;

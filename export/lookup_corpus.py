@@ -1,0 +1,132 @@
+"""Lookup corpus for the engine's n-gram drafter (engine/strategy/speculative/corpus.rs; docs/METHODS.md "Prompt
+lookup"): token streams the target itself produced, searched when a request's own context has no match.
+
+    python -m export lookup-corpus DATA.jsonl [...] --target MODEL_DIR --out DIR [--split train] [--lead 4]
+
+Each JSON line is one document: `answer_ids` (token ids, with the last `--lead` ids of `prompt_ids` in front, so
+the first answer tokens are predicted from the chat template's assistant header), or `tokens`, or `text`
+(tokenized here with the target's tokenizer.json). The best input is the target's own greedy answers made by the
+engine (`export/space_data.py --engine ...`, `export/head_data.py`): those are exactly the continuations greedy
+decoding will verify. Writes DIR/tokens.bin (little-endian u32, 0xFFFFFFFF between documents) and DIR/corpus.json
+(the tokenizer's sha256, which the engine compares with the target's, and the token file's sha256).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import struct
+import sys
+
+DOCUMENT_END = 0xFFFFFFFF
+FORMAT = "specrt-lookup-corpus"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def documents(paths: list[str], tokenizer_json: str, split: str | None, lead: int) -> tuple[list[list[int]], dict]:
+    """Token documents from JSONL files, and per-file counts for the manifest."""
+    tok = None
+    docs: list[list[int]] = []
+    per_file = {}
+    for path in paths:
+        used = skipped = 0
+        with open(path, encoding="utf-8") as f:
+            for line_no, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise SystemExit(f"{path}:{line_no}: not JSON ({e})")
+                if split is not None and rec.get("split", split) != split:
+                    skipped += 1
+                    continue
+                if "answer_ids" in rec:
+                    ids = list(rec.get("prompt_ids", [])[-lead:]) if lead > 0 else []
+                    ids += rec["answer_ids"]
+                elif "tokens" in rec:
+                    ids = list(rec["tokens"])
+                elif "text" in rec:
+                    if tok is None:
+                        from tokenizers import Tokenizer
+
+                        tok = Tokenizer.from_file(tokenizer_json)
+                    ids = tok.encode(rec["text"], add_special_tokens=False).ids
+                else:
+                    raise SystemExit(f"{path}:{line_no}: a record needs `answer_ids`, `tokens` or `text`")
+                if not all(isinstance(t, int) and 0 <= t < DOCUMENT_END for t in ids):
+                    raise SystemExit(f"{path}:{line_no}: token ids must be integers in 0..2^32-1")
+                if ids:
+                    docs.append(ids)
+                    used += 1
+        per_file[os.path.basename(path)] = {"sha256": _sha256(path), "documents": used, "skipped_other_splits": skipped}
+    return docs, per_file
+
+
+def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
+    """Writes tokens.bin + corpus.json for `target`'s tokenizer; returns corpus.json's content."""
+    with open(os.path.join(target, "manifest.json"), encoding="utf-8") as f:
+        tm = json.load(f)
+    tokenizer_file = tm.get("tokenizer", "tokenizer.json")
+    tokenizer_sha = tm.get("files", {}).get(tokenizer_file) or _sha256(os.path.join(target, tokenizer_file))
+    vocab = int(tm["dims"]["vocab_size"])
+    bad = [t for d in docs for t in d if t >= vocab]
+    if bad:
+        raise SystemExit(f"token id {bad[0]} is outside {target}'s vocabulary of {vocab}")
+    os.makedirs(out, exist_ok=True)
+    tokens_path = os.path.join(out, "tokens.bin")
+    with open(tokens_path, "wb") as f:
+        for i, d in enumerate(docs):
+            if i:
+                f.write(struct.pack("<I", DOCUMENT_END))
+            f.write(struct.pack(f"<{len(d)}I", *d))
+    manifest = {
+        "format": FORMAT,
+        "format_version": 1,
+        "tokenizer_sha256": tokenizer_sha,
+        "vocab_size": vocab,
+        "tokens_file": "tokens.bin",
+        "tokens_sha256": _sha256(tokens_path),
+        "documents": len(docs),
+        "tokens": sum(len(d) for d in docs),
+        "sources": sources,
+    }
+    with open(os.path.join(out, "corpus.json"), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    return manifest
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", nargs="+", help="JSONL files (answer_ids [+ prompt_ids], tokens, or text per line)")
+    p.add_argument("--target", required=True, help="the model folder whose tokenizer the ids belong to")
+    p.add_argument("--out", required=True, help="the corpus folder")
+    p.add_argument("--split", default="train", help="keep records whose `split` is this (records without one are "
+                                                     "kept); 'all' keeps every record")
+    p.add_argument("--lead", type=int, default=4, help="prompt ids kept in front of each answer")
+
+
+def main(a: argparse.Namespace) -> int:
+    split = None if a.split == "all" else a.split
+    with open(os.path.join(a.target, "manifest.json"), encoding="utf-8") as f:
+        tokenizer_json = os.path.join(a.target, json.load(f).get("tokenizer", "tokenizer.json"))
+    docs, per_file = documents(a.data, tokenizer_json, split, a.lead)
+    if not docs:
+        raise SystemExit("no documents: check --split and the files")
+    m = write(docs, a.target, a.out, {"files": per_file, "split": a.split, "lead": a.lead})
+    print(f"lookup corpus {a.out}: {m['documents']} documents, {m['tokens']} tokens", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(ap)
+    sys.exit(main(ap.parse_args()))
