@@ -605,6 +605,15 @@ bench-space-code: setup datasets release space-model $(MODELS)/smollm2-135m-inst
 .PHONY: bench-lookup-corpus
 bench-lookup-corpus: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
 	./target/release/specrt bench --config configs/bench/lookup-corpus-smollm2.yaml --out bench-out/lookup-corpus-smollm2
+	./target/release/specrt bench --config configs/bench/lookup-categories-smollm2.yaml --out bench-out/lookup-categories-smollm2
+	$(VPY) -m export.plot_bench bench-out/lookup-corpus-smollm2/results.json
+	$(VPY) -m export.plot_bench bench-out/lookup-categories-smollm2/results.json
+
+# The same match-length lookup on Qwen2.5-Coder-1.5B (no corpus for Qwen yet).
+.PHONY: bench-lookup-qwen
+bench-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json
+	./target/release/specrt bench --config configs/bench/lookup-qwen.yaml --out bench-out/lookup-qwen
+	$(VPY) -m export.plot_bench bench-out/lookup-qwen/results.json
 
 # Rebuilds the committed corpus from the engine's own answers (.cache/space/data.jsonl, written by the first step of
 # `make train-space`, ~20 min).

@@ -67,7 +67,14 @@ def documents(paths: list[str], tokenizer_json: str, split: str | None, lead: in
                 if ids:
                     docs.append(ids)
                     used += 1
-        per_file[os.path.basename(path)] = {"sha256": _sha256(path), "documents": used, "skipped_other_splits": skipped}
+        entry = {"sha256": _sha256(path), "documents": used, "skipped_other_splits": skipped}
+        # The data folders of export/space_data.py and export/head_data.py describe their sources in DATA.json.
+        data_json = os.path.join(os.path.dirname(path), "DATA.json")
+        if os.path.isfile(data_json):
+            with open(data_json, encoding="utf-8") as f:
+                described = json.load(f)
+            entry["provenance"] = {k: described[k] for k in ("sources", "generation", "dropped_prompts") if k in described}
+        per_file[os.path.basename(path)] = entry
     return docs, per_file
 
 
@@ -101,6 +108,19 @@ def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
     }
     with open(os.path.join(out, "corpus.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=2)
+        f.write("\n")
+    # MANIFEST.json: what every folder under export/trained/ carries (export/tests/test_trained_manifests.py).
+    record = {
+        "artifact": "lookup corpus for the n-gram drafter (engine/strategy/speculative/corpus.rs)",
+        "target": os.path.basename(os.path.normpath(target)),
+        "how": "python -m export lookup-corpus " + " ".join(sorted(sources.get("files", {}))) + f" --target {target}",
+        "documents": manifest["documents"],
+        "tokens": manifest["tokens"],
+        "sources": sources,
+        "sha256": {name: _sha256(os.path.join(out, name)) for name in ("corpus.json", "tokens.bin")},
+    }
+    with open(os.path.join(out, "MANIFEST.json"), "w", encoding="utf-8") as f:
+        json.dump(record, f, indent=2)
         f.write("\n")
     return manifest
 

@@ -31,6 +31,28 @@ fn speculative_outputs_equal_ar_on_smollm2() {
             spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None }, WindowPolicyKind::CostModel, 4),
         ),
         (
+            // The shipped configs/smollm2-ngram.yaml drafter: match-length drafting and the committed corpus.
+            "ngram/match+corpus",
+            spec(
+                DrafterConfig::Ngram {
+                    n_max: 8,
+                    n_min: 2,
+                    window: 1024,
+                    match_ratio: 1.0,
+                    corpus: Some(specrt::config::CorpusConfig {
+                        path: root().join("export/trained/smollm2-lookup-corpus"),
+                        max_tokens: 2,
+                        n_max: 4,
+                        n_min: 2,
+                        min_count: 2,
+                        min_share: 0.5,
+                    }),
+                },
+                WindowPolicyKind::CostModel,
+                4,
+            ),
+        ),
+        (
             "layer_skip/heuristic",
             spec(DrafterConfig::LayerSkip { model: model_dir("smollm2-135m-instruct-int4-skip22") }, WindowPolicyKind::Heuristic, 3),
         ),
