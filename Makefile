@@ -608,6 +608,7 @@ bench-lookup-corpus: setup datasets release $(MODELS)/smollm2-135m-instruct-int4
 	./target/release/specrt bench --config configs/bench/lookup-categories-smollm2.yaml --out bench-out/lookup-categories-smollm2
 	$(VPY) -m export.plot_bench bench-out/lookup-corpus-smollm2/results.json
 	$(VPY) -m export.plot_bench bench-out/lookup-categories-smollm2/results.json
+	./target/release/specrt bench --config configs/bench/lookup-16-smollm2.yaml --out bench-out/lookup-16-smollm2
 
 # The same match-length lookup on Qwen2.5-Coder-1.5B (no corpus for Qwen yet).
 .PHONY: bench-lookup-qwen

@@ -13,22 +13,15 @@ decoding will verify. Writes DIR/tokens.bin (little-endian u32, 0xFFFFFFFF betwe
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import struct
 import sys
 
+from .manifest import sha256_file
+
 DOCUMENT_END = 0xFFFFFFFF
 FORMAT = "specrt-lookup-corpus"
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def documents(paths: list[str], tokenizer_json: str, split: str | None, lead: int) -> tuple[list[list[int]], dict]:
@@ -67,7 +60,7 @@ def documents(paths: list[str], tokenizer_json: str, split: str | None, lead: in
                 if ids:
                     docs.append(ids)
                     used += 1
-        entry = {"sha256": _sha256(path), "documents": used, "skipped_other_splits": skipped}
+        entry = {"sha256": sha256_file(path), "documents": used, "skipped_other_splits": skipped}
         # The data folders of export/space_data.py and export/head_data.py describe their sources in DATA.json.
         data_json = os.path.join(os.path.dirname(path), "DATA.json")
         if os.path.isfile(data_json):
@@ -83,7 +76,7 @@ def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
     with open(os.path.join(target, "manifest.json"), encoding="utf-8") as f:
         tm = json.load(f)
     tokenizer_file = tm.get("tokenizer", "tokenizer.json")
-    tokenizer_sha = tm.get("files", {}).get(tokenizer_file) or _sha256(os.path.join(target, tokenizer_file))
+    tokenizer_sha = tm.get("files", {}).get(tokenizer_file) or sha256_file(os.path.join(target, tokenizer_file))
     vocab = int(tm["dims"]["vocab_size"])
     bad = [t for d in docs for t in d if t >= vocab]
     if bad:
@@ -101,7 +94,7 @@ def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
         "tokenizer_sha256": tokenizer_sha,
         "vocab_size": vocab,
         "tokens_file": "tokens.bin",
-        "tokens_sha256": _sha256(tokens_path),
+        "tokens_sha256": sha256_file(tokens_path),
         "documents": len(docs),
         "tokens": sum(len(d) for d in docs),
         "sources": sources,
@@ -117,7 +110,7 @@ def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
         "documents": manifest["documents"],
         "tokens": manifest["tokens"],
         "sources": sources,
-        "sha256": {name: _sha256(os.path.join(out, name)) for name in ("corpus.json", "tokens.bin")},
+        "sha256": {name: sha256_file(os.path.join(out, name)) for name in ("corpus.json", "tokens.bin")},
     }
     with open(os.path.join(out, "MANIFEST.json"), "w", encoding="utf-8") as f:
         json.dump(record, f, indent=2)
