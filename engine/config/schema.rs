@@ -428,7 +428,7 @@ pub enum DrafterConfig {
         #[serde(default = "default_ngram_window")]
         window: usize,
         /// Draft at most `match_ratio` x (the matched n-gram's length) tokens, so a long match drafts long and a
-        /// one-token match drafts one (0 = off: the window policy's k alone; docs/METHODS.md "Prompt lookup").
+        /// one-token match drafts one (0 = off: the window policy's k alone; docs/METHODS.md section 1.4).
         #[serde(default)]
         match_ratio: f32,
         /// A lookup corpus searched when the context has no match (`python -m export lookup-corpus`).

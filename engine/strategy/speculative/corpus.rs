@@ -1,7 +1,7 @@
 //! A lookup corpus: a static n-gram store of token streams the target itself produced (its own greedy answers to
 //! prompts like the ones it will serve), searched when the request's own context has no match. The same idea as
 //! llama.cpp's static lookup cache and REST, sized for a CPU: a few hundred thousand tokens, an in-memory index
-//! built at load (docs/METHODS.md, "Prompt lookup").
+//! built at load (docs/METHODS.md section 1.4).
 //!
 //! On disk a corpus is a folder: `corpus.json` (format `specrt-lookup-corpus`, version 1; the sha256 of the
 //! tokenizer.json it was tokenized with, which must equal the target's; the vocabulary size; the token file's

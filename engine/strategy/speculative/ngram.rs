@@ -2,7 +2,7 @@
 //! tokens (n from `n_max` down to `n_min`) within the search window and propose the tokens that followed it.
 //! Strong when the output copies from the prompt (code edits, summarization, extraction).
 //!
-//! Two options make it pay more where a verify row is expensive (docs/METHODS.md "Prompt lookup"):
+//! Two options make it pay more where a verify row is expensive (docs/METHODS.md section 1.4):
 //! `match_ratio` drafts in proportion to the match's length (a one-token match is a guess, an eight-token match
 //! is usually a copy), and a [`LookupCorpus`] of the target's own earlier answers answers when the context has
 //! no match.
