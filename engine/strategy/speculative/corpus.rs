@@ -72,7 +72,6 @@ pub struct LookupCorpus {
     min_count: u32,
     min_share: f32,
     index: HashMap<u64, Continuation>,
-    tokens: usize,
 }
 
 /// FNV-1a over the n-gram's ids and its length: a collision can only cost a rejected draft, never a wrong token.
@@ -90,9 +89,7 @@ impl LookupCorpus {
     /// Indexes `documents` (token streams) for drafting with `config`'s settings.
     pub fn from_documents<'a>(documents: impl IntoIterator<Item = &'a [u32]>, config: &CorpusConfig) -> Self {
         let mut counts: HashMap<(u64, u32), u32> = HashMap::new();
-        let mut tokens = 0;
         for doc in documents {
-            tokens += doc.len();
             for n in config.n_min..=config.n_max {
                 for w in doc.windows(n + 1) {
                     *counts.entry((key(&w[..n]), w[n])).or_insert(0) += 1;
@@ -116,7 +113,6 @@ impl LookupCorpus {
             min_count: config.min_count,
             min_share: config.min_share,
             index,
-            tokens,
         }
     }
 
@@ -166,11 +162,6 @@ impl LookupCorpus {
             )));
         }
         Ok(Self::from_documents(documents, config))
-    }
-
-    /// Tokens indexed.
-    pub fn tokens(&self) -> usize {
-        self.tokens
     }
 
     /// Appends to `out` up to `min(k, max_tokens)` tokens the corpus predicts after `context` (see the module doc).
