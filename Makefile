@@ -626,6 +626,18 @@ bench-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json
 	./target/release/specrt bench --config configs/bench/lookup-qwen.yaml --out bench-out/lookup-qwen
 	$(VPY) -m export.plot_bench bench-out/lookup-qwen/results.json
 
+# Hybrid drafting with that lookup inside the head's tree (`ngram: {n_max, n_min, match_ratio, corpus}`): the Medusa
+# hybrids, first-shipped lookup vs match-length lookup, against lookup alone (docs/HEADS.md "Hybrid with
+# match-length lookup").
+.PHONY: bench-hybrid-lookup bench-hybrid-lookup-qwen
+bench-hybrid-lookup: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-medusa-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/hybrid-lookup-smollm2.yaml --out bench-out/hybrid-lookup-smollm2
+	$(VPY) -m export.plot_bench bench-out/hybrid-lookup-smollm2/results.json
+bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/hybrid-lookup-qwen.yaml --out bench-out/hybrid-lookup-qwen
+	$(VPY) -m export.plot_bench bench-out/hybrid-lookup-qwen/results.json
+
 # Rebuilds the committed corpus from the engine's own answers (.cache/space/data.jsonl, written by the first step of
 # `make train-space`, ~20 min).
 .PHONY: lookup-corpus

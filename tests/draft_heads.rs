@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use specrt::config::{DrafterConfig, StrategyConfig, WindowConfig, WindowPolicyKind};
+use specrt::config::{CorpusConfig, DrafterConfig, HybridLookup, LookupSettings, StrategyConfig, WindowConfig, WindowPolicyKind};
 use specrt::{GenerationRequest, Pipeline, Prompt};
 
 const ALPHA: f64 = 0.001;
@@ -22,6 +22,11 @@ fn head(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool) -> Strategy
 
 /// `policy: cost_model` sizes the tree each round from the measured verify-cost curve (at most `max_nodes`).
 fn head_with(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool, policy: WindowPolicyKind) -> StrategyConfig {
+    head_lookup(kind, max_nodes, max_depth, HybridLookup::Switch(ngram), policy)
+}
+
+/// A head drafter with hybrid lookup `ngram` (a switch, or the `kind: ngram` drafter's settings).
+fn head_lookup(kind: &str, max_nodes: usize, max_depth: usize, ngram: HybridLookup, policy: WindowPolicyKind) -> StrategyConfig {
     StrategyConfig::Speculative {
         drafter: DrafterConfig::Head { model: model_dir(&format!("tiny-fp32-{kind}-head")), beam: 4, top_k: 3, max_nodes, max_depth, ngram },
         // The payoff guard off: these tests exercise the tree on every round.
@@ -95,7 +100,8 @@ fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
     for kind in KINDS {
         let mut accepted = [0usize; 2];
         for (f, folder) in [format!("tiny-fp32-{kind}-head"), format!("tiny-fp32-{kind}-head-q8_0")].iter().enumerate() {
-            let drafter = DrafterConfig::Head { model: model_dir(folder), beam: 4, top_k: 3, max_nodes: 6, max_depth: 3, ngram: false };
+            let drafter =
+                DrafterConfig::Head { model: model_dir(folder), beam: 4, top_k: 3, max_nodes: 6, max_depth: 3, ngram: HybridLookup::Switch(false) };
             let window = WindowConfig { policy: WindowPolicyKind::Static, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
             for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
@@ -234,7 +240,7 @@ fn trained_heads_on_smollm2_are_lossless() {
                 top_k: 3,
                 max_nodes,
                 max_depth: 3,
-                ngram: true,
+                ngram: HybridLookup::Switch(true),
             };
             let window = WindowConfig { policy, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
@@ -273,4 +279,67 @@ fn hybrid_rounds_with_a_lookup_continuation_skip_the_head_call() {
     }
     assert!(lookup_only > 0, "repeating prompts: prompt lookup must supply some rounds");
     assert!(calls_hybrid < calls_head, "head calls: hybrid {calls_hybrid} vs head alone {calls_head}");
+}
+
+/// The hybrid takes the n-gram drafter's own settings (`ngram: {n_max, n_min, match_ratio, corpus}`): match-length
+/// drafting and a lookup corpus inside the tree stay lossless for every head kind, and the corpus supplies rounds
+/// the context alone does not (more lookup-only rounds than the same settings without it). Negative control: the
+/// corpus is the target's own answers to OTHER prompts, so any gain is the corpus's, not a copy of the reference.
+#[test]
+fn hybrid_lookup_with_match_length_and_a_corpus_stays_lossless() {
+    use specrt::stats::Details;
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let answers: Vec<Vec<u32>> = prompts(40, 91).iter().map(|q| p.generate(&greedy(q, 200), &mut |_| true).unwrap().tokens).collect();
+    let corpus = write_corpus(&dir.path().join("corpus"), &target(), &answers, |s| s);
+    let settings = |corpus: Option<&std::path::Path>| {
+        HybridLookup::Settings(LookupSettings {
+            n_max: 8,
+            n_min: 2,
+            window: 1024,
+            match_ratio: 1.0,
+            corpus: corpus.map(|c| CorpusConfig { path: c.to_path_buf(), max_tokens: 3, n_max: 4, n_min: 2, min_count: 1, min_share: 0.3 }),
+        })
+    };
+    let prompts = prompts(30, 13);
+    let n = 256;
+    let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy(q, n), &mut |_| true).unwrap().tokens).collect();
+    let mut lookup_rounds = [0usize; 2];
+    for kind in KINDS {
+        for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
+            for (c, corpus) in [None, Some(corpus.as_path())].into_iter().enumerate() {
+                let policy = if i % 2 == 0 { WindowPolicyKind::Static } else { WindowPolicyKind::CostModel };
+                p.set_strategy(head_lookup(kind, 8, 4, settings(corpus), policy)).unwrap();
+                let out = p.generate(&greedy(prompt, n), &mut |_| true).unwrap();
+                let diff = out.tokens.iter().zip(want).position(|(a, b)| a != b);
+                assert_eq!(diff, None, "{kind} head, hybrid lookup (corpus {}), {policy:?}: prompt {i} differs from AR at token {diff:?}", c == 1);
+                assert_eq!(out.tokens.len(), want.len());
+                let Details::Tree { lookup_only_rounds, .. } = out.stats.details else { panic!("tree details expected") };
+                lookup_rounds[c] += lookup_only_rounds;
+            }
+        }
+    }
+    eprintln!("lookup-only rounds without / with the corpus: {lookup_rounds:?}");
+    assert!(lookup_rounds[1] > lookup_rounds[0], "the corpus supplied no rounds: {lookup_rounds:?}");
+}
+
+/// A hybrid's corpus is checked like the n-gram drafter's: one bound to another tokenizer is a clear error naming
+/// the folder (the untampered folder loads: the control).
+#[test]
+fn a_hybrid_corpus_for_another_tokenizer_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = pipeline(dir.path());
+    let docs = vec![vec![5u32, 6, 7, 8, 9]];
+    let lookup = |c: &std::path::Path| {
+        HybridLookup::Settings(LookupSettings {
+            corpus: Some(CorpusConfig { path: c.to_path_buf(), max_tokens: 2, n_max: 4, n_min: 2, min_count: 1, min_share: 0.5 }),
+            ..LookupSettings::default()
+        })
+    };
+    let bad = write_corpus(&dir.path().join("bad"), &target(), &docs, |s| s.replacen("\"tokenizer_sha256\": \"", "\"tokenizer_sha256\": \"00", 1));
+    let err = p.set_strategy(head_lookup("medusa", 4, 3, lookup(&bad), WindowPolicyKind::Static)).unwrap_err().to_string();
+    assert!(err.contains("lookup corpus") && err.contains(&bad.display().to_string()), "{err}");
+    let good = write_corpus(&dir.path().join("good"), &target(), &docs, |s| s);
+    p.set_strategy(head_lookup("medusa", 4, 3, lookup(&good), WindowPolicyKind::Static)).unwrap();
 }

@@ -87,32 +87,6 @@ fn greedy_speculative_equals_ar_for_every_drafter_and_policy() {
     }
 }
 
-/// Writes a lookup corpus folder (engine/strategy/speculative/corpus.rs) of `docs` for the model in `model`, with
-/// `tamper` applied to corpus.json's text before it is written.
-fn write_corpus(dir: &std::path::Path, model: &std::path::Path, docs: &[Vec<u32>], tamper: impl Fn(String) -> String) -> std::path::PathBuf {
-    use sha2::{Digest, Sha256};
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model.join("manifest.json")).unwrap()).unwrap();
-    let tokenizer_sha = manifest["files"]["tokenizer.json"].as_str().unwrap().to_string();
-    let vocab = manifest["dims"]["vocab_size"].as_u64().unwrap();
-    let mut bytes = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        if i > 0 {
-            bytes.extend_from_slice(&u32::MAX.to_le_bytes());
-        }
-        d.iter().for_each(|t| bytes.extend_from_slice(&t.to_le_bytes()));
-    }
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("tokens.bin"), &bytes).unwrap();
-    let sha: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-    let json = serde_json::json!({
-        "format": "specrt-lookup-corpus", "format_version": 1, "tokenizer_sha256": tokenizer_sha, "vocab_size": vocab,
-        "tokens_file": "tokens.bin", "tokens_sha256": sha, "documents": docs.len(),
-        "tokens": docs.iter().map(Vec::len).sum::<usize>(), "sources": "test",
-    });
-    std::fs::write(dir.join("corpus.json"), tamper(serde_json::to_string_pretty(&json).unwrap())).unwrap();
-    dir.to_path_buf()
-}
-
 fn ngram(n_max: usize, n_min: usize, match_ratio: f32, corpus: Option<&std::path::Path>) -> DrafterConfig {
     DrafterConfig::Ngram {
         n_max,

@@ -57,6 +57,40 @@ pub(crate) fn unknown_field_position(text: &str, message: &str) -> Option<(usize
     None
 }
 
+/// Where the value of serde's "invalid type: string \"x\"" (or integer `5`, floating point `1.5`, boolean `true`)
+/// message is written, for the same buffered places: the first `key: x` whose value is exactly that text (block or
+/// flow style). Points at the value; its line holds the key.
+pub(crate) fn invalid_value_position(text: &str, message: &str) -> Option<(usize, usize)> {
+    let rest = message.split("invalid type: ").nth(1).or_else(|| message.split("invalid value: ").nth(1))?;
+    let value = match (rest.find('"'), rest.find('`')) {
+        (Some(q), b) if b.is_none_or(|b| q < b) => rest[q + 1..].split('"').next()?,
+        (_, Some(b)) => rest[b + 1..].split('`').next()?,
+        _ => return None,
+    };
+    if value.is_empty() {
+        return None;
+    }
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split(" #").next().unwrap_or(line);
+        let mut from = 0;
+        while let Some(at) = code[from..].find(':') {
+            let colon = from + at;
+            let after = &code[colon + 1..];
+            let lead = after.len() - after.trim_start().len();
+            let v = after.trim_start();
+            let quoted = [format!("\"{value}\""), format!("'{value}'")];
+            let len = if v.starts_with(value) { Some(value.len()) } else { quoted.iter().find(|q| v.starts_with(q.as_str())).map(String::len) };
+            if let Some(len) = len {
+                if lead > 0 && v[len..].trim_start().chars().next().is_none_or(|c| c == ',' || c == '}') {
+                    return Some((i + 1, colon + 1 + lead + 1));
+                }
+            }
+            from = colon + 1;
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +102,16 @@ mod tests {
         assert_eq!(unknown_field_position(text, "unknown field `colour`"), Some((5, 5)));
         assert_eq!(unknown_field_position(text, "unknown field `absent`"), None);
         assert_eq!(unknown_field_position(text, "invalid type"), None);
+    }
+
+    #[test]
+    fn finds_values_of_the_wrong_type() {
+        let text = "model: x\nstrategy:\n  drafter: {kind: head, model: h, ngram: maybe}\n  window:\n    k: lots\n    k_max: '7x'\n";
+        assert_eq!(invalid_value_position(text, "invalid type: string \"maybe\", expected true"), Some((3, 42)));
+        assert_eq!(invalid_value_position(text, "invalid type: string \"lots\", expected usize"), Some((5, 8)));
+        assert_eq!(invalid_value_position(text, "invalid type: string \"7x\", expected usize"), Some((6, 12)));
+        assert_eq!(invalid_value_position(text, "invalid type: integer `5`, expected a string"), None);
+        assert_eq!(invalid_value_position(text, "unknown field `size`"), None);
     }
 
     #[test]

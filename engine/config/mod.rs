@@ -9,8 +9,9 @@ pub mod schema;
 use std::path::{Path, PathBuf};
 
 pub use schema::{
-    BackendConfig, BackendKind, CorpusConfig, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, LevelConfig, OptimizationLevel,
-    PipelineConfig, ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig, WindowPolicyKind,
+    BackendConfig, BackendKind, CorpusConfig, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, HybridLookup, LevelConfig,
+    LookupSettings, OptimizationLevel, PipelineConfig, ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig,
+    WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};
@@ -46,7 +47,9 @@ pub fn parse_str(text: &str, source: &str, base_dir: &Path) -> Result<LoadedConf
         let message = e.to_string();
         let (line, column) = match e.location().map(|l| (l.line(), l.column())) {
             // Line 1, column 1 is where serde points for anything inside a tagged enum's buffered mapping.
-            Some((1, 1)) | None => locate::unknown_field_position(text, &message).unwrap_or((0, 0)),
+            Some((1, 1)) | None => {
+                locate::unknown_field_position(text, &message).or_else(|| locate::invalid_value_position(text, &message)).unwrap_or((0, 0))
+            }
             Some(at) => at,
         };
         Error::Config { file: source.to_string(), line, column, message }
@@ -121,6 +124,7 @@ mod tests {
         let spec = "strategy:\n  kind: speculative\n  drafter: {kind: ngram}\n  window:\n";
         let hsddw = "strategy:\n  kind: hsddw\n  levels: [{kind: ngram}, {kind: model, model: d}]\n";
         let corpus = "strategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    corpus:\n      path: c\n";
+        let hybrid = "strategy:\n  kind: speculative\n  drafter:\n    kind: head\n    model: h\n    ngram:\n";
         let cases: &[(String, &str)] = &[
             ("backend:\n  threads: 100000\n".into(), "backend.threads"),
             ("backend:\n  cuda:\n    device_id: 100000\n".into(), "backend.cuda.device_id"),
@@ -136,6 +140,9 @@ mod tests {
             (format!("{corpus}      n_max: 100000\n"), "strategy.drafter.corpus.n_max"),
             (format!("{corpus}      min_share: 2\n"), "strategy.drafter.corpus.min_share"),
             (format!("{corpus}      min_count: 0\n"), "strategy.drafter.corpus.min_count"),
+            (format!("{hybrid}      match_ratio: 1000\n"), "strategy.drafter.ngram.match_ratio"),
+            (format!("{hybrid}      n_max: 100000\n"), "strategy.drafter.ngram.n_max"),
+            (format!("{hybrid}      corpus:\n        path: c\n        min_share: 2\n"), "strategy.drafter.ngram.corpus.min_share"),
             (format!("{hsddw}  gamma: 100000\n"), "strategy.gamma"),
             (format!("{hsddw}  buffer_cap: 100000000\n"), "strategy.buffer_cap"),
             (format!("{hsddw}  tau_init: 1.0e30\n"), "strategy.tau_init"),
@@ -175,6 +182,29 @@ mod tests {
         let err =
             parse("model: m\nstrategy:\n  kind: speculative\n  drafter:\n    kind: ngram\n    corpus: {path: c, size: 3}\n").unwrap_err().to_string();
         assert!(err.starts_with("test.yaml:6:") && err.contains("size"), "{err}");
+    }
+
+    /// A head drafter's `ngram` is a switch (`true`: the n 3..1 lookup the hybrids were first measured with) or the
+    /// n-gram drafter's own settings, whose corpus resolves next to the config and whose unknown keys are errors at
+    /// their own line.
+    #[test]
+    fn a_hybrid_lookup_is_a_switch_or_the_ngram_settings() {
+        let head = |ngram: &str| format!("model: m\nstrategy:\n  kind: speculative\n  drafter:\n    kind: head\n    model: h\n    ngram: {ngram}\n");
+        let lookup = |yaml: &str| match parse_str(yaml, "x.yaml", Path::new("/configs")).unwrap().config.strategy {
+            StrategyConfig::Speculative { drafter: DrafterConfig::Head { ngram, .. }, .. } => ngram,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(lookup(&head("false")).settings(), None);
+        assert_eq!(lookup(&head("true")).settings(), Some(LookupSettings::default()));
+        assert_eq!((LookupSettings::default().n_max, LookupSettings::default().n_min, LookupSettings::default().window), (3, 1, 1024));
+        let s = lookup(&head("{n_max: 8, n_min: 2, match_ratio: 1, corpus: {path: c}}")).settings().unwrap();
+        assert_eq!((s.n_max, s.n_min, s.window, s.match_ratio), (8, 2, 1024, 1.0));
+        assert_eq!(s.corpus.unwrap().path, Path::new("/configs/c"));
+        let yaml = "model: m\nstrategy:\n  kind: speculative\n  drafter:\n    kind: head\n    model: h\n    ngram:\n      n_max: 8\n      size: 3\n";
+        let err = parse(yaml).unwrap_err().to_string();
+        assert!(err.starts_with("test.yaml:9:") && err.contains("size"), "{err}");
+        let err = parse(&head("maybe")).unwrap_err().to_string();
+        assert!(err.starts_with("test.yaml:7:") && err.contains("true, false, or a mapping"), "{err}");
     }
 
     #[test]

@@ -453,10 +453,89 @@ pub enum DrafterConfig {
         /// Most draft tokens below the pending token.
         #[serde(default = "default_head_depth")]
         max_depth: usize,
-        /// Also add prompt lookup's continuation to the tree (hybrid drafting).
+        /// Also add prompt lookup's continuation to the tree (hybrid drafting): `true` (n 3..1 over the last
+        /// 1,024 tokens), `false`, or a mapping of the `kind: ngram` drafter's own keys (n_max, n_min, window,
+        /// match_ratio, corpus).
         #[serde(default)]
-        ngram: bool,
+        ngram: HybridLookup,
     },
+}
+
+/// Prompt lookup inside a head drafter's tree (hybrid drafting). YAML: `ngram: true | false` or
+/// `ngram: {n_max: 8, n_min: 2, match_ratio: 1, corpus: {path: ...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HybridLookup {
+    /// On with [`LookupSettings::default`] (n 3..1 over the last 1,024 tokens, the settings the hybrids were
+    /// first measured with), or off.
+    Switch(bool),
+    /// On with these settings.
+    Settings(LookupSettings),
+}
+
+impl Default for HybridLookup {
+    fn default() -> Self {
+        HybridLookup::Switch(false)
+    }
+}
+
+impl HybridLookup {
+    /// The lookup settings when lookup is on.
+    pub fn settings(&self) -> Option<LookupSettings> {
+        match self {
+            HybridLookup::Switch(false) => None,
+            HybridLookup::Switch(true) => Some(LookupSettings::default()),
+            HybridLookup::Settings(s) => Some(s.clone()),
+        }
+    }
+}
+
+// By hand rather than `#[serde(untagged)]`: an untagged enum reports any mistake inside the mapping as "data did not
+// match any variant", where this passes the mapping to `LookupSettings` and keeps its own error (the unknown key).
+impl<'de> Deserialize<'de> for HybridLookup {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = HybridLookup;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false, or a mapping of prompt-lookup settings (n_max, n_min, window, match_ratio, corpus)")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<HybridLookup, E> {
+                Ok(HybridLookup::Switch(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<HybridLookup, A::Error> {
+                LookupSettings::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(HybridLookup::Settings)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Prompt-lookup settings of a hybrid head drafter: the keys and defaults of `drafter: {kind: ngram}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupSettings {
+    /// Longest n-gram to match (tried first).
+    #[serde(default = "default_ngram_max")]
+    pub n_max: usize,
+    /// Shortest n-gram to match.
+    #[serde(default = "default_ngram_min")]
+    pub n_min: usize,
+    /// How many recent tokens to search (0 = the whole context).
+    #[serde(default = "default_ngram_window")]
+    pub window: usize,
+    /// Draft at most `match_ratio` x the matched n-gram's length (0 = off).
+    #[serde(default)]
+    pub match_ratio: f32,
+    /// A lookup corpus searched when the context has no match.
+    #[serde(default)]
+    pub corpus: Option<CorpusConfig>,
+}
+
+impl Default for LookupSettings {
+    fn default() -> Self {
+        LookupSettings { n_max: default_ngram_max(), n_min: default_ngram_min(), window: default_ngram_window(), match_ratio: 0.0, corpus: None }
+    }
 }
 
 /// A lookup corpus for the n-gram drafter (engine/strategy/speculative/corpus.rs): the folder, and when its
@@ -695,7 +774,13 @@ impl PipelineConfig {
         {
             fix(model);
         }
-        if let StrategyConfig::Speculative { drafter: DrafterConfig::Ngram { corpus: Some(c), .. }, .. } = &mut self.strategy {
+        if let StrategyConfig::Speculative {
+            drafter:
+                DrafterConfig::Ngram { corpus: Some(c), .. }
+                | DrafterConfig::Head { ngram: HybridLookup::Settings(LookupSettings { corpus: Some(c), .. }), .. },
+            ..
+        } = &mut self.strategy
+        {
             fix(&mut c.path);
         }
         if let StrategyConfig::Hsddw { levels, .. } = &mut self.strategy {
@@ -755,23 +840,10 @@ impl PipelineConfig {
             }
             in_range(&["strategy", "window", "probe_every"], window.probe_every, 1, MAX_PROBE_EVERY)?;
             if let DrafterConfig::Ngram { n_max, n_min, window, match_ratio, corpus } = drafter {
-                check_ngram(&["strategy", "drafter"], *n_min, *n_max, *window)?;
-                if !(0.0..=MAX_NGRAM as f32).contains(match_ratio) {
-                    return Err(Invalid::new(
-                        &["strategy", "drafter", "match_ratio"],
-                        format!("must be in 0..={MAX_NGRAM} (0 = off; got {match_ratio})"),
-                    ));
-                }
-                if let Some(c) = corpus {
-                    check_ngram(&["strategy", "drafter", "corpus"], c.n_min, c.n_max, 0)?;
-                    in_range(&["strategy", "drafter", "corpus", "max_tokens"], c.max_tokens, 1, MAX_NGRAM)?;
-                    if c.min_count == 0 {
-                        return Err(Invalid::new(&["strategy", "drafter", "corpus", "min_count"], "must be at least 1"));
-                    }
-                    if !(0.0..=1.0).contains(&c.min_share) {
-                        return Err(Invalid::new(&["strategy", "drafter", "corpus", "min_share"], format!("must be in 0..=1 (got {})", c.min_share)));
-                    }
-                }
+                check_lookup(&["strategy", "drafter"], *n_min, *n_max, *window, *match_ratio, corpus.as_ref())?;
+            }
+            if let DrafterConfig::Head { ngram: HybridLookup::Settings(s), .. } = drafter {
+                check_lookup(&["strategy", "drafter", "ngram"], s.n_min, s.n_max, s.window, s.match_ratio, s.corpus.as_ref())?;
             }
             if let DrafterConfig::Head { beam, top_k, max_nodes, max_depth, .. } = drafter {
                 let d = |key: &'static str, msg: &str| Err(Invalid::new(&["strategy", "drafter", key], msg));
@@ -867,6 +939,34 @@ fn in_range(key: &[&str], value: usize, lo: usize, hi: usize) -> Result<(), Inva
         return Ok(());
     }
     Err(Invalid::new(key, format!("must be in {lo}..={hi} (got {value})")))
+}
+
+/// A prompt-lookup drafter's settings under `parent` (`strategy.drafter`, or a hybrid's `strategy.drafter.ngram`):
+/// the n-gram range and window, `match_ratio` in 0..=MAX_NGRAM, and the corpus's own settings.
+fn check_lookup<'a>(
+    parent: &[&'a str],
+    n_min: usize,
+    n_max: usize,
+    window: usize,
+    match_ratio: f32,
+    corpus: Option<&CorpusConfig>,
+) -> Result<(), Invalid> {
+    let key = |k: &[&'a str]| parent.iter().chain(k).copied().collect::<Vec<&'a str>>();
+    check_ngram(parent, n_min, n_max, window)?;
+    if !(0.0..=MAX_NGRAM as f32).contains(&match_ratio) {
+        return Err(Invalid::new(&key(&["match_ratio"]), format!("must be in 0..={MAX_NGRAM} (0 = off; got {match_ratio})")));
+    }
+    if let Some(c) = corpus {
+        check_ngram(&key(&["corpus"]), c.n_min, c.n_max, 0)?;
+        in_range(&key(&["corpus", "max_tokens"]), c.max_tokens, 1, MAX_NGRAM)?;
+        if c.min_count == 0 {
+            return Err(Invalid::new(&key(&["corpus", "min_count"]), "must be at least 1"));
+        }
+        if !(0.0..=1.0).contains(&c.min_share) {
+            return Err(Invalid::new(&key(&["corpus", "min_share"]), format!("must be in 0..=1 (got {})", c.min_share)));
+        }
+    }
+    Ok(())
 }
 
 /// Prompt-lookup settings: 1 <= n_min <= n_max <= MAX_NGRAM, window (0 = all) at most MAX_CONTEXT_LENGTH.

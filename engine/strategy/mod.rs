@@ -19,7 +19,7 @@ pub mod synced;
 
 use std::time::Instant;
 
-use crate::config::{DrafterConfig, StrategyConfig, WindowPolicyKind};
+use crate::config::{DrafterConfig, LookupSettings, StrategyConfig, WindowPolicyKind};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::generate::OutputSink;
@@ -93,17 +93,14 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     Box::new(speculative::draft_model::DraftModel::new(loader.open_drafter(model, target, DraftRule::SameCheckpoint)?, true, target))
                 }
                 DrafterConfig::Ngram { n_max, n_min, window, match_ratio, corpus } => {
-                    let corpus = corpus.as_ref().map(|c| speculative::corpus::LookupCorpus::open(c, target)).transpose()?;
-                    Box::new(
-                        speculative::ngram::NgramDrafter::new(*n_max, *n_min, *window)
-                            .with_match_ratio(*match_ratio)
-                            .with_corpus(corpus.map(std::sync::Arc::new)),
-                    )
+                    let settings =
+                        LookupSettings { n_max: *n_max, n_min: *n_min, window: *window, match_ratio: *match_ratio, corpus: corpus.clone() };
+                    Box::new(lookup_drafter(&settings, target)?)
                 }
                 DrafterConfig::Head { model, beam, top_k, max_nodes, max_depth, ngram } => {
                     let (manifest, graph) = loader.open_head(model, target)?;
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
-                    let lookup = ngram.then(|| speculative::ngram::NgramDrafter::new(3, 1, 1024));
+                    let lookup = ngram.settings().map(|s| lookup_drafter(&s, target)).transpose()?;
                     let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
                     let tree = speculative::tree::TreeSpeculative::new(head, lookup, shape)
                         .with_fallback(window.fallback)
@@ -124,6 +121,15 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
             "strategy `nat` does not decode a decoder model: it runs a CTC NAT encoder through specrt::nat::NatPipeline".into(),
         )),
     }
+}
+
+/// Prompt lookup with `settings`, its corpus (if any) opened and checked against `target`: the `kind: ngram`
+/// drafter and a head drafter's hybrid lookup are the same drafter.
+fn lookup_drafter(settings: &LookupSettings, target: &Manifest) -> Result<speculative::ngram::NgramDrafter> {
+    let corpus = settings.corpus.as_ref().map(|c| speculative::corpus::LookupCorpus::open(c, target)).transpose()?;
+    Ok(speculative::ngram::NgramDrafter::new(settings.n_max, settings.n_min, settings.window)
+        .with_match_ratio(settings.match_ratio)
+        .with_corpus(corpus.map(std::sync::Arc::new)))
 }
 
 /// What one round added after the pending token.

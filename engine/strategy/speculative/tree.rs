@@ -158,7 +158,7 @@ impl Strategy for TreeSpeculative {
             candidates.clear();
             let drafting = guard.should_draft();
             if depth > 0 && drafting {
-                let cont = ngram.as_ref().map(|ng| ng.lookup(history, depth)).unwrap_or_default();
+                let cont = ngram.as_ref().map(|ng| ng.draft(history, depth)).unwrap_or_default();
                 // The lookup continuation is the main chain. A lossless walk accepts nodes of the main chain only
                 // (module notes), so the head's candidates would be side branches that cannot add a token: skip
                 // its call (0.11 of a target step for the Medusa head on SmolLM2, 0.3 for EAGLE; docs/HEADS.md).
