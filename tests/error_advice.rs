@@ -25,6 +25,7 @@ const VARIANTS: &[&str] = &[
     "model: m\nstrategy: {kind: speculative, drafter: {kind: ngram}}\n",
     "model: m\nstrategy: {kind: speculative, drafter: {kind: ngram, corpus: {path: c}}}\n",
     "model: m\nstrategy: {kind: speculative, drafter: {kind: head, model: d}}\n",
+    "model: m\nstrategy: {kind: speculative, drafter: {kind: head, model: d, ngram: {corpus: {path: c}}}}\n",
     "model: m\nstrategy: {kind: hsddw, levels: [{kind: ngram}, {kind: model, model: d}]}\n",
     "model: m\nstrategy: {kind: nat, rate: 2.0, baseline: b.yaml}\n",
     "model: m\nstrategy: {kind: space, k: 2, candidates: last}\n",
