@@ -46,6 +46,18 @@ pub(crate) struct TreeShape {
     pub max_depth: usize,
 }
 
+/// A hybrid's lookup-only rounds (prompt lookup found a continuation; the tree is that chain), judged and sized on
+/// their own: a lookup chain is accepted deep (~80-90% per node past depth 2 on SmolLM2) and costs no model call,
+/// where a head's tree is accepted at ~55-60% and costs a head call. With one guard and one node budget for both,
+/// the Medusa hybrid with match-length lookup ran at 1.18x the fastest AR against lookup alone's 1.32x, with LOWER
+/// tau (1.66 vs 1.86) although it drafts everything lookup does: the shared budget sized lookup chains by the head's
+/// acceptance, capped them at the head's depth hint, and the guard stopped lookup when head rounds did not pay.
+#[derive(Debug, Clone)]
+struct LookupRounds {
+    guard: PayoffGuard,
+    sizer: Option<NodeBudget>,
+}
+
 /// Speculative decoding with a draft head and tree verification.
 pub(crate) struct TreeSpeculative {
     head: HeadDrafter,
@@ -56,8 +68,11 @@ pub(crate) struct TreeSpeculative {
     tree: TokenTree,
     /// Chooses the verified prefix from the cost curve (`window.policy: cost_model`); `None` verifies it all.
     sizer: Option<NodeBudget>,
+    /// The payoff guard and node budget of a hybrid's lookup-only rounds (see [`LookupRounds`]).
+    lookup_rounds: LookupRounds,
     candidates: Vec<Vec<u32>>,
     path: Vec<usize>,
+    /// The payoff guard of the head's rounds (of every round without prompt lookup).
     guard: PayoffGuard,
     /// Follow side branches (numerically inexact on CPU kernels; only with allow_lossy).
     follow_side_branches: bool,
@@ -73,6 +88,7 @@ impl TreeSpeculative {
             full: TokenTree::default(),
             tree: TokenTree::default(),
             sizer: None,
+            lookup_rounds: LookupRounds { guard: PayoffGuard::new(false), sizer: None },
             candidates: Vec::new(),
             path: Vec::new(),
             guard: PayoffGuard::new(false),
@@ -90,12 +106,14 @@ impl TreeSpeculative {
     /// verifying `max_nodes`; `alpha` smooths the running acceptance and drafting cost.
     pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64) -> Self {
         self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
+        self.lookup_rounds.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
         self
     }
 
     /// Stops drafting while it does not pay (see [`PayoffGuard`]); off unless asked for.
     pub(crate) fn with_fallback(mut self, on: bool) -> Self {
         self.guard = PayoffGuard::new(on);
+        self.lookup_rounds.guard = PayoffGuard::new(on);
         self
     }
 }
@@ -125,7 +143,11 @@ impl Strategy for TreeSpeculative {
         if let Some(sizer) = self.sizer.as_mut().filter(|s| s.needs_curve()) {
             // A tree pass of n nodes runs n rows like a chain pass of n tokens: the chain curve prices it.
             let max = sizer.max_nodes().min(64).min(target.capacity() / 2).max(2);
-            sizer.set_curve(cost::measure_or_load(target, max)?);
+            let curve = cost::measure_or_load(target, max)?;
+            if let Some(lookup) = self.lookup_rounds.sizer.as_mut() {
+                lookup.set_curve(curve.clone());
+            }
+            sizer.set_curve(curve);
         }
         Ok(())
     }
@@ -133,10 +155,11 @@ impl Strategy for TreeSpeculative {
     fn generate(&mut self, ctx: &mut DecodeContext<'_, '_>) -> Result<()> {
         self.head.reset();
         self.guard.begin_request();
-        if let Some(sizer) = self.sizer.as_mut() {
+        self.lookup_rounds.guard.begin_request();
+        for sizer in self.sizer.iter_mut().chain(self.lookup_rounds.sizer.iter_mut()) {
             sizer.begin_request();
         }
-        let TreeSpeculative { head, ngram, shape, full, tree, sizer, candidates, path, guard, follow_side_branches } = self;
+        let TreeSpeculative { head, ngram, shape, full, tree, sizer, lookup_rounds, candidates, path, guard, follow_side_branches } = self;
         let follow_side = *follow_side_branches;
         let mut lookup_only_rounds = 0usize;
         let prompt_len = ctx.prompt.len();
@@ -153,26 +176,36 @@ impl Strategy for TreeSpeculative {
                 }
             }
             let t_draft = Instant::now();
-            // With a sizer, no deeper than its last budget plus the look-ahead node (EAGLE runs once per depth).
-            let depth = shape.max_depth.min(budget).min(sizer.as_ref().map_or(usize::MAX, |s| s.depth_hint()));
+            // With a sizer, the head drafts no deeper than its last budget plus the look-ahead node (EAGLE runs once
+            // per depth). Lookup is free: its chain may fill the tree (`max_nodes - 1`), its own budget cuts it.
+            let head_depth = shape.max_depth.min(budget).min(sizer.as_ref().map_or(usize::MAX, |s| s.depth_hint()));
+            let lookup_depth = shape.max_depth.max(shape.max_nodes - 1).min(budget);
             candidates.clear();
-            let drafting = guard.should_draft();
-            if depth > 0 && drafting {
-                let cont = ngram.as_ref().map(|ng| ng.draft(history, depth)).unwrap_or_default();
-                // The lookup continuation is the main chain. A lossless walk accepts nodes of the main chain only
-                // (module notes), so the head's candidates would be side branches that cannot add a token: skip
-                // its call (0.11 of a target step for the Medusa head on SmolLM2, 0.3 for EAGLE; docs/HEADS.md).
-                if cont.is_empty() || follow_side {
-                    head.candidates(depth.min(head.max_depth()), candidates)?;
-                } else {
-                    lookup_only_rounds += 1;
-                }
-                if !cont.is_empty() {
+            let cont = match ngram.as_ref() {
+                Some(ng) if lookup_depth > 0 => ng.draft(history, lookup_depth),
+                _ => Vec::new(),
+            };
+            // The lookup continuation is the main chain. A lossless walk accepts nodes of the main chain only
+            // (module notes), so the head's candidates would be side branches that cannot add a token: a round with
+            // a continuation is lookup's alone (no head call: 0.11 of a target step for the Medusa head on SmolLM2,
+            // 0.3 for EAGLE; docs/HEADS.md), judged by lookup's own guard and sized by its own budget.
+            let lookup_round = !cont.is_empty() && !follow_side && lookup_rounds.guard.should_draft();
+            let drafting = lookup_round || (head_depth > 0 && guard.should_draft());
+            let mut depth = head_depth;
+            if lookup_round {
+                lookup_only_rounds += 1;
+                depth = cont.len();
+                candidates.push(cont);
+            } else if drafting {
+                head.candidates(head_depth.min(head.max_depth()), candidates)?;
+                if follow_side && !cont.is_empty() {
+                    depth = depth.max(cont.len());
                     candidates.insert(0, cont);
                 }
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
-            let verified = sizer.as_mut().map_or(full.len(), |s| s.choose(full, follow_side));
+            let round_sizer = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() };
+            let verified = round_sizer.map_or(full.len(), |s| s.choose(full, follow_side));
             tree.set_prefix_of(full, verified);
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
@@ -188,9 +221,9 @@ impl Strategy for TreeSpeculative {
                 head.push(&states[..hidden], next)?;
                 let seconds = t_verify.elapsed().as_secs_f64();
                 ctx.stats.verify_seconds += seconds;
-                if !drafting {
-                    guard.plain(seconds);
-                }
+                // Every plain step prices both guards' reference (the step's cost does not depend on who skipped).
+                guard.plain(seconds);
+                lookup_rounds.guard.plain(seconds);
                 return Ok(RoundOutcome { accepted: 0, next });
             }
             let vocab = ctx.target.vocab_size();
@@ -215,7 +248,7 @@ impl Strategy for TreeSpeculative {
                 }
             };
             ctx.target.commit_tree_path(path)?;
-            if let Some(sizer) = sizer.as_mut() {
+            if let Some(sizer) = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() } {
                 sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds);
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
@@ -226,14 +259,15 @@ impl Strategy for TreeSpeculative {
             }
             ctx.stats.verify_seconds += t_verify.elapsed().as_secs_f64();
             let accepted = path.len() - 1;
-            guard.drafted(accepted + 1, t_draft.elapsed().as_secs_f64());
+            let round_guard = if lookup_round { &mut lookup_rounds.guard } else { &mut *guard };
+            round_guard.drafted(accepted + 1, t_draft.elapsed().as_secs_f64());
             ctx.stats.record_step(tree.len() - 1, accepted);
             Ok(RoundOutcome { accepted, next: bonus })
         });
         ctx.stats.details = Details::Tree {
             head: self.head.name(),
             head_kind: format!("{:?}", self.head.kind()).to_lowercase(),
-            fallback_rounds: self.guard.skipped,
+            fallback_rounds: self.guard.skipped + self.lookup_rounds.guard.skipped,
             head_seconds: self.head.backend_seconds(),
             lookup_only_rounds,
         };
