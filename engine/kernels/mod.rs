@@ -10,6 +10,7 @@
 //! - [`q8_rows`]: activation rows quantized to 8-bit blocks of 32, the other operand of the integer dot products.
 //! - [`block_matrix`]: a weight matrix as GGML blocks, its shape checked once.
 //! - [`panel_matrix`]: the same matrix re-laid once as 16-column panels for the AVX-512 VNNI kernel.
+//! - `weight_lines`: the panels' storage, packed into memory advised to transparent huge pages.
 //! - [`parallel`]: the task-splitting interface the kernels run on (the caller's thread pool).
 //! - [`block_matmul`]: `y = x @ W^T` for block-quantized `W`, batch-invariant by construction and fast for the
 //!   1..25-row passes speculative decoding runs (docs/KERNELS.md has the measurements).
@@ -35,6 +36,7 @@ pub mod panel_matrix;
 mod panel_operands;
 pub mod parallel;
 pub mod q8_rows;
+mod weight_lines;
 
 pub use block_format::BlockFormat;
 pub use block_matmul::Isa;

@@ -22,6 +22,7 @@
 
 use super::block_format::{q4k_scale_min, q6k_code, BlockFormat, BLOCK};
 use super::block_matrix::BlockMatrix;
+use super::weight_lines::WeightLines;
 
 /// Output columns per panel (one 512-bit vector of int32 or float lanes).
 pub const PANEL: usize = 16;
@@ -32,15 +33,11 @@ pub struct PanelMatrix {
     format: BlockFormat,
     n: usize,
     k: usize,
-    /// 64-byte aligned storage: every 64-byte code vector is one cache line.
-    data: Vec<Line>,
+    /// 64-byte aligned storage: every 64-byte code vector is one cache line (on huge pages where the system gives
+    /// them: [`WeightLines`]).
+    data: WeightLines,
     panel_bytes: usize,
 }
-
-/// One cache line of storage (the alignment unit of [`PanelMatrix::data`]).
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u8; 64]);
 
 impl PanelMatrix {
     /// Re-lays `w`. A last panel that `N` does not fill holds zero codes and scales in its missing columns (the
@@ -50,9 +47,8 @@ impl PanelMatrix {
         let format = w.format();
         let panel_bytes = panel_bytes(format, w.k());
         let total = w.n().div_ceil(PANEL) * panel_bytes;
-        let mut data = vec![Line([0; 64]); total.div_ceil(64)];
-        // SAFETY: `Line` is 64 plain bytes; the slice covers exactly the vector's storage.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, data.len() * 64) };
+        let mut data = WeightLines::for_weights(total.div_ceil(64));
+        let bytes = data.bytes_mut();
         // Panels are independent: a large matrix is split over the machine's threads (Qwen2.5-1.5B's ~1 GB of
         // weights took 3.3 s on one thread at load before; the loop below writes each byte once).
         let panels = w.n().div_ceil(PANEL);
@@ -93,7 +89,7 @@ impl PanelMatrix {
     /// An empty matrix (no columns) of `format` and `k` inputs, the reusable target of
     /// [`PanelMatrix::gather_columns`].
     pub fn empty(format: BlockFormat, k: usize) -> Self {
-        PanelMatrix { format, n: 0, k, data: Vec::new(), panel_bytes: panel_bytes(format, k) }
+        PanelMatrix { format, n: 0, k, data: WeightLines::owned(), panel_bytes: panel_bytes(format, k) }
     }
 
     /// Makes `out` the panel matrix of the columns `columns` of `self` (in that order, repeats allowed): output
@@ -116,12 +112,9 @@ impl PanelMatrix {
         out.n = columns.len();
         out.panel_bytes = pb;
         let lines = (panels * pb).div_ceil(64);
-        if out.data.len() < lines {
-            out.data.resize(lines, Line([0; 64]));
-        }
-        // SAFETY: `Line` is 64 plain bytes; the slices cover exactly the vectors' storage.
-        let src = unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, self.data.len() * 64) };
-        let dst = unsafe { std::slice::from_raw_parts_mut(out.data.as_mut_ptr() as *mut u8, out.data.len() * 64) };
+        out.data.grow_to(lines);
+        let src = self.data.bytes();
+        let dst = out.data.bytes_mut();
         for (i, &c) in columns.iter().enumerate() {
             let c = c as usize;
             assert!(c < self.n, "column {c} outside N = {}", self.n);
@@ -148,9 +141,7 @@ impl PanelMatrix {
 
     /// The bytes of panel `p` (columns `16p..16p+16`).
     pub fn panel(&self, p: usize) -> &[u8] {
-        // SAFETY: `Line` is 64 plain bytes; `new` sized the storage to hold every panel.
-        let bytes = unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, self.data.len() * 64) };
-        &bytes[p * self.panel_bytes..(p + 1) * self.panel_bytes]
+        &self.data.bytes()[p * self.panel_bytes..(p + 1) * self.panel_bytes]
     }
 }
 
