@@ -70,6 +70,7 @@ pub(crate) fn invalid_value_position(text: &str, message: &str) -> Option<(usize
     if value.is_empty() {
         return None;
     }
+    let quoted = [format!("\"{value}\""), format!("'{value}'")];
     for (i, line) in text.lines().enumerate() {
         let code = line.split(" #").next().unwrap_or(line);
         let mut from = 0;
@@ -78,7 +79,6 @@ pub(crate) fn invalid_value_position(text: &str, message: &str) -> Option<(usize
             let after = &code[colon + 1..];
             let lead = after.len() - after.trim_start().len();
             let v = after.trim_start();
-            let quoted = [format!("\"{value}\""), format!("'{value}'")];
             let len = if v.starts_with(value) { Some(value.len()) } else { quoted.iter().find(|q| v.starts_with(q.as_str())).map(String::len) };
             if let Some(len) = len {
                 if lead > 0 && v[len..].trim_start().chars().next().is_none_or(|c| c == ',' || c == '}') {

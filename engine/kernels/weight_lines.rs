@@ -64,14 +64,21 @@ impl WeightLines {
     /// Grows to at least `n` lines (new lines zeroed), moving mapped storage into an owned buffer first.
     pub fn grow_to(&mut self, n: usize) {
         if let Storage::Mapped { .. } = self.storage {
-            let copy = self.bytes().chunks_exact(64).map(|c| Line(c.try_into().unwrap_or([0; 64]))).collect();
-            self.storage = Storage::Owned(copy);
+            self.storage = Storage::Owned(self.owned_copy());
         }
         if let Storage::Owned(v) = &mut self.storage {
             if v.len() < n {
                 v.resize(n, Line([0; 64]));
             }
         }
+    }
+
+    /// The lines copied into an owned buffer.
+    fn owned_copy(&self) -> Vec<Line> {
+        let mut copy = vec![Line([0; 64]); self.len()];
+        // SAFETY: `Line` is 64 plain bytes; the slice covers exactly the vector's storage.
+        unsafe { std::slice::from_raw_parts_mut(copy.as_mut_ptr() as *mut u8, copy.len() * 64) }.copy_from_slice(self.bytes());
+        copy
     }
 
     /// The bytes.
@@ -108,12 +115,14 @@ impl WeightLines {
 impl Clone for WeightLines {
     /// A copy in fresh storage of the same kind (mapped lines are never shared by two values).
     fn clone(&self) -> Self {
-        let mut copy = match self.storage {
-            Storage::Owned(_) => WeightLines { storage: Storage::Owned(vec![Line([0; 64]); self.len()]) },
-            Storage::Mapped { .. } => WeightLines::for_weights(self.len()),
-        };
-        copy.bytes_mut().copy_from_slice(self.bytes());
-        copy
+        match self.storage {
+            Storage::Owned(_) => WeightLines { storage: Storage::Owned(self.owned_copy()) },
+            Storage::Mapped { .. } => {
+                let mut copy = WeightLines::for_weights(self.len());
+                copy.bytes_mut().copy_from_slice(self.bytes());
+                copy
+            }
+        }
     }
 }
 
@@ -140,7 +149,7 @@ impl Region {
     /// `n` lines: a range of the current shared chunk, or a mapping of their own; `None` when mapping is not
     /// available (other systems, or the system refused), for the caller's ordinary allocation.
     fn lines(n: usize) -> Option<(Arc<Region>, usize)> {
-        if !cfg!(target_os = "linux") || n == 0 {
+        if n == 0 {
             return None;
         }
         let bytes = n * 64;

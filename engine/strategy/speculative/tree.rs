@@ -204,8 +204,10 @@ impl Strategy for TreeSpeculative {
                 }
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
-            let round_sizer = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() };
-            let verified = round_sizer.map_or(full.len(), |s| s.choose(full, follow_side));
+            // The round's node budget sizes the tree now and learns from the verdict below (lookup's own, see
+            // `LookupRounds`, in lookup-only rounds).
+            let mut round_sizer = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() };
+            let verified = round_sizer.as_deref_mut().map_or(full.len(), |s| s.choose(full, follow_side));
             tree.set_prefix_of(full, verified);
             let draft_seconds = t_draft.elapsed().as_secs_f64();
             ctx.stats.draft_seconds += draft_seconds;
@@ -248,7 +250,7 @@ impl Strategy for TreeSpeculative {
                 }
             };
             ctx.target.commit_tree_path(path)?;
-            if let Some(sizer) = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() } {
+            if let Some(sizer) = round_sizer {
                 sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds);
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
