@@ -638,6 +638,22 @@ bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QW
 	./target/release/specrt bench --config configs/bench/hybrid-lookup-qwen.yaml --out bench-out/hybrid-lookup-qwen
 	$(VPY) -m export.plot_bench bench-out/hybrid-lookup-qwen/results.json
 
+# The weight panels on transparent huge pages vs 4 KiB pages (SPECRT_NO_HUGE_PAGES=1), in alternating processes of
+# the same binary: one-token and two-token pass costs (examples/pass_cost), then plain decoding end to end
+# (docs/KERNELS.md "Huge pages for the weights"). Tables on stdout, JSON under bench-out/huge-pages-ab/.
+.PHONY: bench-huge-pages
+bench-huge-pages: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json
+	cargo build --release --example pass_cost
+	mkdir -p bench-out/huge-pages-ab
+	for i in 1 2 3 4; do for mode in huge small; do \
+		if [ $$mode = small ]; then export SPECRT_NO_HUGE_PAGES=1; else unset SPECRT_NO_HUGE_PAGES; fi; \
+		echo ">> $$mode pages, round $$i"; \
+		./target/release/examples/pass_cost $(MODELS)/smollm2-135m-instruct-int4-ggml --context 256 --max 2 --rounds 150 \
+			--out bench-out/huge-pages-ab/pass-cost-$$mode-$$i.json 2>&1 | grep chain; \
+		./target/release/specrt bench --config configs/bench/ar-smollm2-short.yaml \
+			--out bench-out/huge-pages-ab/ar-$$mode-$$i 2>&1 | grep '| overall'; \
+	done; done
+
 # Rebuilds the committed corpus from the engine's own answers (.cache/space/data.jsonl, written by the first step of
 # `make train-space`, ~20 min).
 .PHONY: lookup-corpus
