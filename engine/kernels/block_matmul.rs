@@ -413,23 +413,29 @@ mod tests {
             return;
         }
         for (isa, format) in isas.iter().flat_map(|&i| BlockFormat::ALL.into_iter().filter(move |&f| i.uses_panels(f)).map(move |f| (i, f))) {
-            // 37 columns: two whole panels and a partial one (its missing lanes are never stored)
+            // 37 / 45 columns: two whole panels and a partial one (its missing lanes are never stored) of 5
+            // columns (half 0 only) or 13 (both halves, the second partial: the tiles that take both in one walk)
+            for n in [37, 45] {
+                let k = 2 * format.block_weights().max(64);
+                let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
+                let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+                let panels = PanelMatrix::new(&w).expect("every matrix has panels");
+                for rows in [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 25] {
+                    let mut x = Q8Rows::new();
+                    x.quantize(&activations(rows, k), rows, k);
+                    // a sentinel after the output catches a store past the last column
+                    let (mut want, mut got) = (vec![0f32; rows * n], vec![7f32; rows * n + 16]);
+                    matmul(Isa::Scalar, &w, &x, &mut want);
+                    matmul_panels(isa, &panels, &x, &mut got[..rows * n]);
+                    assert!(got[rows * n..].iter().all(|&v| v == 7.0), "{format:?} {isa:?}: a store past N");
+                    got.truncate(rows * n);
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "{format:?} {isa:?}, {rows} rows, {n} columns");
+                }
+            }
             let (n, k) = (37, 2 * format.block_weights().max(64));
             let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
             let w = BlockMatrix::new(format, n, k, &data).expect("shape");
-            let panels = PanelMatrix::new(&w).expect("every matrix has panels");
-            for rows in [1, 2, 3, 4, 5, 7, 8, 9, 25] {
-                let mut x = Q8Rows::new();
-                x.quantize(&activations(rows, k), rows, k);
-                // a sentinel after the output catches a store past the last column
-                let (mut want, mut got) = (vec![0f32; rows * n], vec![7f32; rows * n + 16]);
-                matmul(Isa::Scalar, &w, &x, &mut want);
-                matmul_panels(isa, &panels, &x, &mut got[..rows * n]);
-                assert!(got[rows * n..].iter().all(|&v| v == 7.0), "{format:?} {isa:?}: a store past N");
-                got.truncate(rows * n);
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&got), bits(&want), "{format:?} {isa:?}, {rows} rows");
-            }
             // negative control: the AVX2 kernel sums in another order and does not give these bits
             let mut x = Q8Rows::new();
             x.quantize(&activations(3, k), 3, k);
@@ -468,6 +474,43 @@ mod tests {
             let exact = f64::from(q) * 127.0 * f64::from(x_sign) * k as f64 * f64::from(x.scale(0, 0));
             assert!((f64::from(want[0]) - exact).abs() <= 1e-6 * exact.abs(), "the reference itself: {} vs {exact}", want[0]);
             assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "code {code:#x}");
+        }
+    }
+
+    #[test]
+    fn four_bit_extreme_codes_do_not_overflow_the_avx2_int16_sums() {
+        // The AVX2 multi-row tiles add all 8 groups' pair sums of a 4-bit sub-block in int16 before widening:
+        // at most 8 x 2 x 15 x 127 = 30,480 per lane. Every code 15 against activations at full scale (+-127)
+        // reaches that bound; it must still give the scalar kernel's bits (a sum over 9 groups, or codes up to 16,
+        // would wrap). Tiles of 2..6 rows and the one-walk two-row tile.
+        if !Isa::detect().has_avx2() {
+            eprintln!("skipped: no AVX2");
+            return;
+        }
+        for format in [BlockFormat::Q4_0, BlockFormat::Q4_1, BlockFormat::Q4_K] {
+            let (n, k) = (24, 2 * format.block_weights().max(64));
+            let mut data = vec![0xFFu8; n * k / format.block_weights() * format.block_bytes()];
+            for block in data.chunks_exact_mut(format.block_bytes()) {
+                // d (and Q4_1's m, Q4_K's dmin) = 1.0; every 4-bit code (and Q4_K's 6-bit scales) all ones
+                let scales: &[usize] = if format == BlockFormat::Q4_0 { &[0] } else { &[0, 2] };
+                for &at in scales {
+                    block[at..at + 2].copy_from_slice(&0x3C00u16.to_le_bytes());
+                }
+            }
+            let w = BlockMatrix::new(format, n, k, &data).expect("shape");
+            let panels = PanelMatrix::new(&w).expect("panels");
+            for x_sign in [1.0f32, -1.0] {
+                for rows in [2, 3, 4, 5, 6] {
+                    let mut x = Q8Rows::new();
+                    x.quantize(&vec![x_sign; rows * k], rows, k);
+                    assert!(x.codes(0, 0).iter().all(|&c| i32::from(c) == 127 * x_sign as i32), "full-scale activations");
+                    let (mut want, mut got) = (vec![0f32; rows * n], vec![0f32; rows * n]);
+                    matmul(Isa::Scalar, &w, &x, &mut want);
+                    matmul_panels(Isa::Avx2, &panels, &x, &mut got);
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got), bits(&want), "{format:?}, {rows} rows, activations {x_sign}");
+                }
+            }
         }
     }
 

@@ -4,9 +4,10 @@
 //! AVX-512 kernel: the same exact integer sums, the same float order.
 //!
 //! Without `vpdpbusd` the 4-input groups are multiplied by `vpmaddubsw` (unsigned codes x signed activations into
-//! exact int16 pair sums) and `vpmaddwd` by ones. 4-bit codes let four groups' pair sums add up in int16 first
-//! (|sum| <= 4 x 2 x 15 x 127 = 15,240), one `vpmaddwd` per chain; Q6_K's 6-bit codes add two groups
-//! (2 x 63 x 127 = 16,002 per pair, 32,004 for two: too large to add four).
+//! exact int16 pair sums) and `vpmaddwd` by ones. 4-bit codes let a sub-block's pair sums add up in int16 first
+//! (four groups in the one-row kernel, |sum| <= 4 x 2 x 15 x 127 = 15,240; all eight in the multi-row tiles,
+//! <= 30,480), one `vpmaddwd` per chain; Q6_K's 6-bit codes add two groups (2 x 63 x 127 = 16,002 per pair,
+//! 32,004 for two: too large to add four).
 //!
 //! Q8_0's stored codes (`q + 128`, up to 255) would saturate `vpmaddubsw` as they are, so they are turned back
 //! into the signed `q` (one xor) and multiplied by the sign trick: `|q|` (unsigned, <= 128) times the activation
@@ -26,8 +27,19 @@ use super::q8_rows::Q8Rows;
 
 /// Columns per half panel (one 256-bit vector of int32 or float lanes).
 const HALF: usize = PANEL / 2;
-/// Rows per tile.
+/// Rows per tile of Q8_0 and Q6_K (their tiles keep 2-3 vectors per row live).
 const TILE: usize = 4;
+/// Rows per tile of the 4-bit formats, whose tile keeps 2 vectors per row live ([`tile_4bit`]).
+const WIDE_TILE: usize = 6;
+
+/// The most rows one tile of format `F` takes.
+const fn tile_rows_of(f: u8) -> usize {
+    if f == Q8_0 || f == Q6_K {
+        TILE
+    } else {
+        WIDE_TILE
+    }
+}
 
 /// See [`super::block_matmul_avx512::matmul_panels`] (same contract; the CPU must have AVX2, FMA and F16C).
 pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
@@ -47,31 +59,51 @@ pub(super) unsafe fn matmul_panels(w: &PanelMatrix, x: &Q8Rows, panels: Range<us
 unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y: *mut f32, stride: usize) {
     let ops = Operands::new(w, x, y, stride);
     for p in panels {
-        // A one-row pass (decode) takes both halves of a panel in one walk over K: each 64-byte panel line holds
+        // The first rows of a pass take both halves of the panel in one walk over K: each 64-byte panel line holds
         // 32 bytes of either half, so walking the halves one after the other streamed every line from memory with
-        // half its bytes used, then read it again from cache (same operations per output, in the same order).
-        if x.rows() == 1 && p * PANEL + HALF < ops.n {
-            // SAFETY: row 0 exists in `x`, both halves of panel p hold columns below N (caller contract).
-            unsafe { tile::<F, 1, 2>(ops, p, 0, 0) };
+        // half its bytes used, then read it again from cache. Decode (one row) always did this; since 2026-12-05
+        // the first 1-4 rows of a verify pass do too (4 rows x 2 halves spill some accumulators and still measured
+        // faster than 2 + 2 or one half at a time: docs/KERNELS.md "Verify passes in one walk"), and the rest of
+        // the rows find the panel in cache and take the wide half-panel tiles. Same operations per output, in the
+        // same order (the bits are equal). Q6_K's multi-row tile keeps 3 vectors per row and half: it stays half
+        // by half.
+        let (both, left) = (p * PANEL + HALF < ops.n, x.rows());
+        let first = if !both || (F == Q6_K && left > 1) { 0 } else { left.min(4) };
+        // SAFETY: rows 0..first exist in `x`, both halves of panel p hold columns below N (caller contract).
+        unsafe {
+            match (F == Q8_0, first) {
+                (_, 0) => {}
+                (_, 1) => tile::<F, 1, 2>(ops, p, 0, 0),
+                (true, 2) => tile_q8_0::<2, 2>(ops, p, 0, 0),
+                (true, 3) => tile_q8_0::<3, 2>(ops, p, 0, 0),
+                (true, _) => tile_q8_0::<4, 2>(ops, p, 0, 0),
+                (false, 2) => tile_4bit::<F, 2, 2>(ops, p, 0, 0),
+                (false, 3) => tile_4bit::<F, 3, 2>(ops, p, 0, 0),
+                (false, _) => tile_4bit::<F, 4, 2>(ops, p, 0, 0),
+            }
+        }
+        if first == left {
             continue;
         }
         for h in 0..2 {
             if p * PANEL + h * HALF >= ops.n {
                 break;
             }
-            let mut r0 = 0;
-            while r0 < x.rows() {
-                let left = x.rows() - r0;
-                // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
+            let mut r0 = first;
+            while r0 < left {
+                let take = (left - r0).min(tile_rows_of(F));
+                // SAFETY: rows r0..r0 + take exist in `x`, panel p exists in `w` (caller contract).
                 unsafe {
-                    match left {
+                    match take {
                         1 => tile::<F, 1, 1>(ops, p, h, r0),
                         2 => tile_rows::<F, 2>(ops, p, h, r0),
                         3 => tile_rows::<F, 3>(ops, p, h, r0),
-                        _ => tile_rows::<F, TILE>(ops, p, h, r0),
+                        4 => tile_rows::<F, 4>(ops, p, h, r0),
+                        5 => tile_rows::<F, 5>(ops, p, h, r0),
+                        _ => tile_rows::<F, WIDE_TILE>(ops, p, h, r0),
                     }
                 }
-                r0 += left.min(TILE);
+                r0 += take;
             }
         }
     }
@@ -117,9 +149,9 @@ unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usi
     // SAFETY: forwarded from `rows`.
     unsafe {
         match F {
-            Q8_0 => tile_q8_0::<R>(ops, p, h, r0),
+            Q8_0 => tile_q8_0::<R, 1>(ops, p, h, r0),
             Q6_K => tile_q6_k::<R>(ops, p, h, r0),
-            _ => tile_4bit::<F, R>(ops, p, h, r0),
+            _ => tile_4bit::<F, R, 1>(ops, p, h, r0),
         }
     }
 }
@@ -224,61 +256,97 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
 }
 
 /// The multi-row tile of the 4-bit formats (Q4_0, Q4_1, Q4_K), group by group like [`tile_q8_0`]: one packed
-/// load gives groups g and g + 4 (low and high nibbles), each multiplied into every row's int16 sums of its four
-/// groups (exact: |sum| <= 15,240 whatever the order of the adds) before the next load. The int32 and float steps
-/// are [`tile`]'s, in its order, so the bits are the same.
+/// load gives groups g and g + 4 (low and high nibbles), each multiplied into the row's ONE int16 sum of all 8
+/// groups before the next load (exact: |sum| <= 8 x 2 x 15 x 127 = 30,480 whatever the order of the adds; test
+/// `four_bit_extreme_codes_do_not_overflow_the_avx2_int16_sums`), then one `vpmaddwd` widens it. The offset term
+/// (`m` times the activations' block sums: Q4_1, Q4_K) runs in a second walk over the panel's headers, so the
+/// first walk keeps only 2 vectors per row and half live (the int16 sum and the scale accumulator): with the sums
+/// of groups 0-3 and 4-7 apart and the offsets inside, a 4-row tile needed 16 accumulators, every AVX2 register,
+/// and the compiler spilled them on every sub-block; now tiles take up to [`WIDE_TILE`] rows of one half, or 2-4
+/// rows of both halves (`H = 2`: the first rows of a pass, which stream the panel from memory). The float steps
+/// of each accumulator are [`tile`]'s, in its order, so the bits are the same. Measured in docs/KERNELS.md
+/// ("Verify passes in one walk").
 #[inline(always)]
-unsafe fn tile_4bit<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+unsafe fn tile_4bit<const F: u8, const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
     let has_m = F == Q4_1 || F == Q4_K;
-    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(format_of(F), &ops, h, r0);
+    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(format_of(F), &ops, h0, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
         let mask = _mm256_set1_epi8(0x0F);
         let ones = _mm256_set1_epi16(1);
-        let mut acc = [_mm256_setzero_ps(); R];
-        let mut off = [_mm256_setzero_ps(); R];
+        let mut acc = [[_mm256_setzero_ps(); R]; H];
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
-            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
-            let mv = if has_m { _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i)) } else { _mm256_setzero_ps() };
+            let mut dv = [_mm256_setzero_ps(); H];
+            for (hh, dv) in dv.iter_mut().enumerate() {
+                *dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * (h0 + hh)) as *const __m128i));
+            }
             for j in 0..sub {
                 let at = blk.add(header + j * (sub_scales + code_bytes));
-                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
-                let (sc, m) = if F == Q4_K {
-                    let sc = _mm256_cvtepu8_epi32(bytes8(0));
-                    let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
-                    (sc, _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN))))
-                } else {
-                    (_mm256_setzero_si256(), mv)
-                };
+                let mut sc = [_mm256_setzero_si256(); H];
+                if F == Q4_K {
+                    for (hh, sc) in sc.iter_mut().enumerate() {
+                        *sc = _mm256_cvtepu8_epi32(_mm_loadl_epi64(at.add(HALF * (h0 + hh)) as *const __m128i));
+                    }
+                }
                 prefetch(at, sub_scales + code_bytes, ahead);
                 let codes_at = at.add(sub_scales);
                 let i0 = r0 * ops.xblocks + b * sub + j;
-                let mut lo16 = [_mm256_setzero_si256(); R];
-                let mut hi16 = [_mm256_setzero_si256(); R];
+                let mut sum16 = [[_mm256_setzero_si256(); R]; H];
                 for g in 0..4 {
-                    let packed = _mm256_loadu_si256(codes_at.add(64 * g + 32 * h) as *const __m256i);
-                    let (lo, hi) = (_mm256_and_si256(packed, mask), _mm256_and_si256(_mm256_srli_epi16(packed, 4), mask));
-                    for r in 0..R {
-                        let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
-                        lo16[r] = _mm256_add_epi16(lo16[r], _mm256_maddubs_epi16(lo, bcast(a, g)));
-                        hi16[r] = _mm256_add_epi16(hi16[r], _mm256_maddubs_epi16(hi, bcast(a, g + 4)));
+                    for (hh, sum16) in sum16.iter_mut().enumerate() {
+                        let packed = _mm256_loadu_si256(codes_at.add(64 * g + 32 * (h0 + hh)) as *const __m256i);
+                        let (lo, hi) = (_mm256_and_si256(packed, mask), _mm256_and_si256(_mm256_srli_epi16(packed, 4), mask));
+                        for (r, sum) in sum16.iter_mut().enumerate() {
+                            let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                            let pair = _mm256_add_epi16(_mm256_maddubs_epi16(lo, bcast(a, g)), _mm256_maddubs_epi16(hi, bcast(a, g + 4)));
+                            *sum = _mm256_add_epi16(*sum, pair);
+                        }
                     }
                 }
-                for r in 0..R {
-                    let i = i0 + r * ops.xblocks;
-                    let (lo, hi) = (_mm256_madd_epi16(lo16[r], ones), _mm256_madd_epi16(hi16[r], ones));
-                    let isum = combine::<F>(lo, hi, sc, sc, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
-                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
-                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
-                    if has_m {
-                        off[r] = _mm256_add_ps(off[r], _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i))));
+                for hh in 0..H {
+                    for (r, acc) in acc[hh].iter_mut().enumerate() {
+                        let i = i0 + r * ops.xblocks;
+                        // all 8 groups in one int32 vector: `combine`'s lo + hi with hi = 0 (the same integers)
+                        let isum = combine::<F>(
+                            _mm256_madd_epi16(sum16[hh][r], ones),
+                            _mm256_setzero_si256(),
+                            sc[hh],
+                            sc[hh],
+                            *ops.half_sums.add(2 * i),
+                            *ops.half_sums.add(2 * i + 1),
+                        );
+                        let dd = _mm256_mul_ps(dv[hh], _mm256_set1_ps(*ops.scales.add(i)));
+                        *acc = _mm256_add_ps(*acc, _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
                     }
                 }
             }
         }
-        store(ops, p, h, r0, &acc, &off);
+        for (hh, acc) in acc.iter().enumerate() {
+            let h = h0 + hh;
+            let mut off = [_mm256_setzero_ps(); R];
+            if has_m {
+                for b in 0..ops.blocks {
+                    let blk = base.add(b * block_stride);
+                    let mv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i));
+                    for j in 0..sub {
+                        let m = if F == Q4_K {
+                            let at = blk.add(header + j * (sub_scales + code_bytes));
+                            let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(at.add(PANEL + HALF * h) as *const __m128i)));
+                            _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)))
+                        } else {
+                            mv
+                        };
+                        let i0 = r0 * ops.xblocks + b * sub + j;
+                        for (r, off) in off.iter_mut().enumerate() {
+                            *off = _mm256_add_ps(*off, _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i0 + r * ops.xblocks))));
+                        }
+                    }
+                }
+            }
+            store(ops, p, h, r0, acc, &off);
+        }
     }
 }
 
@@ -352,43 +420,50 @@ unsafe fn q6_k_code(codes_at: *const u8, h: usize, g: usize, mask: __m256i, m30:
     }
 }
 
-/// Q8_0's multi-row tile (`y[r0..r0+R, 16p + 8h ..]`), group by group: each 4-input group's codes are loaded,
-/// flipped to the signed `q` and made `|q|` once, then multiplied into every row's int32 sum before the next group.
-/// [`tile`]'s row-by-row order kept all 8 groups' `q` and `|q|` live across the rows (16 vectors: every AVX2
-/// register), so the compiler spilled them; here the live set is R sums, R accumulators and 2 code vectors. The
-/// integer sums are exact in any order and the float steps are [`tile`]'s, so the bits are the same.
+/// Q8_0's multi-row tile (`y[r0..r0+R, 16p + 8h0 .. 16p + 8(h0 + H)]`), group by group: each 4-input group's
+/// codes are loaded, flipped to the signed `q` and made `|q|` once, then multiplied into every row's int32 sum
+/// before the next group. [`tile`]'s row-by-row order kept all 8 groups' `q` and `|q|` live across the rows (16
+/// vectors: every AVX2 register), so the compiler spilled them; here the live set is R x H sums, R x H
+/// accumulators and 2 code vectors (`H = 2`: both halves of the panel in one walk, for the first rows of a pass).
+/// The integer sums are exact in any order and the float steps are [`tile`]'s, so the bits are the same.
 #[inline(always)]
-unsafe fn tile_q8_0<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
-    let TileLayout { header, code_bytes, block_stride, ahead, .. } = TileLayout::new(BlockFormat::Q8_0, &ops, h, r0);
+unsafe fn tile_q8_0<const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
+    let TileLayout { header, code_bytes, block_stride, ahead, .. } = TileLayout::new(BlockFormat::Q8_0, &ops, h0, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
         let flip = _mm256_set1_epi8(i8::MIN);
         let ones = _mm256_set1_epi16(1);
-        let mut acc = [_mm256_setzero_ps(); R];
+        let mut acc = [[_mm256_setzero_ps(); R]; H];
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
-            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
             let at = blk.add(header);
             prefetch(at, code_bytes, ahead);
             let i0 = r0 * ops.xblocks + b;
-            let mut isum = [_mm256_setzero_si256(); R];
+            let mut isum = [[_mm256_setzero_si256(); R]; H];
             for g in 0..8 {
-                let q = _mm256_xor_si256(_mm256_loadu_si256(at.add(64 * g + 32 * h) as *const __m256i), flip);
-                let abs_q = _mm256_sign_epi8(q, q);
-                for (r, sum) in isum.iter_mut().enumerate() {
-                    let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
-                    let pairs = _mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(bcast(a, g), q));
-                    *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
+                for (hh, isum) in isum.iter_mut().enumerate() {
+                    let q = _mm256_xor_si256(_mm256_loadu_si256(at.add(64 * g + 32 * (h0 + hh)) as *const __m256i), flip);
+                    let abs_q = _mm256_sign_epi8(q, q);
+                    for (r, sum) in isum.iter_mut().enumerate() {
+                        let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                        let pairs = _mm256_maddubs_epi16(abs_q, _mm256_sign_epi8(bcast(a, g), q));
+                        *sum = _mm256_add_epi32(*sum, _mm256_madd_epi16(pairs, ones));
+                    }
                 }
             }
-            for (r, acc) in acc.iter_mut().enumerate() {
-                let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i0 + r * ops.xblocks)));
-                *acc = _mm256_add_ps(*acc, _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum[r])));
+            for (hh, acc) in acc.iter_mut().enumerate() {
+                let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * (h0 + hh)) as *const __m128i));
+                for (r, acc) in acc.iter_mut().enumerate() {
+                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i0 + r * ops.xblocks)));
+                    *acc = _mm256_add_ps(*acc, _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum[hh][r])));
+                }
             }
         }
         // y = acc + off with off = 0 (Q8_0 has no offset term), as in `tile`
-        store(ops, p, h, r0, &acc, &[_mm256_setzero_ps(); R]);
+        for (hh, acc) in acc.iter().enumerate() {
+            store(ops, p, h0 + hh, r0, acc, &[_mm256_setzero_ps(); R]);
+        }
     }
 }
 

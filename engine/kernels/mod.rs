@@ -18,6 +18,13 @@
 //! Pure compute: no `ort`, no I/O. The ONNX Runtime backend wraps [`block_matmul`] as the custom operator
 //! `ai.specrt::MatMulGgml` (engine/backend/onnxruntime/block_matmul_op.rs).
 
+/// The kernels' revision, part of the key of cached verification cost curves
+/// (engine/strategy/speculative/cost.rs): bumped whenever a change moves the cost of an n-token pass relative to a
+/// one-token pass (a cached curve is otherwise trusted while its one-token point still matches the machine, so a
+/// new multi-row kernel would keep being priced as the old one). 2: verify passes take a panel's both halves in
+/// one walk (2026-12-05).
+pub const REVISION: u32 = 2;
+
 pub mod argmax;
 pub mod attention;
 pub mod block_format;

@@ -52,14 +52,15 @@ fn cache_file(target: &LanguageModel, max_tokens: usize) -> Option<PathBuf> {
         .unwrap_or_default();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let key = format!(
-        "{}|{}|{}|{}|{}|{}|{}",
+        "{}|{}|{}|{}|{}|{}|{}|kernels {}",
         m.header.files.get(&m.header.graph.file).cloned().unwrap_or_else(|| m.header.dir.display().to_string()),
         target.device(),
         target.capacity(),
         cpu,
         cores,
         max_tokens,
-        env!("CARGO_PKG_VERSION")
+        env!("CARGO_PKG_VERSION"),
+        crate::kernels::REVISION
     );
     // FNV-1a: a stable file name for the key.
     let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
