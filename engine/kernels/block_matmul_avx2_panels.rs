@@ -65,15 +65,22 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
         // the first 1-4 rows of a verify pass do too (4 rows x 2 halves spill some accumulators and still measured
         // faster than 2 + 2 or one half at a time: docs/KERNELS.md "Verify passes in one walk"), and the rest of
         // the rows find the panel in cache and take the wide half-panel tiles. Same operations per output, in the
-        // same order (the bits are equal). Q6_K's multi-row tile keeps 3 vectors per row and half: it stays half
-        // by half.
+        // same order (the bits are equal).
         let (both, left) = (p * PANEL + HALF < ops.n, x.rows());
-        let first = if !both || (F == Q6_K && left > 1) { 0 } else { left.min(4) };
+        let first = match (both, F == Q6_K) {
+            (false, _) => 0,
+            // Q6_K keeps 3 vectors per row and half: 2 rows of both halves measured 4-6% faster than the 2-row
+            // tile of one half (Qwen, pass_cost); 1-2 more rows in cache after them cost more than a 3-4 row tile
+            // of one half, so 3+ rows stay half by half
+            (true, true) if left > 2 => 0,
+            (true, _) => left.min(4),
+        };
         // SAFETY: rows 0..first exist in `x`, both halves of panel p hold columns below N (caller contract).
         unsafe {
             match (F == Q8_0, first) {
                 (_, 0) => {}
                 (_, 1) => tile::<F, 1, 2>(ops, p, 0, 0),
+                (false, 2) if F == Q6_K => tile_q6_k::<2, 2>(ops, p, 0, 0),
                 (true, 2) => tile_q8_0::<2, 2>(ops, p, 0, 0),
                 (true, 3) => tile_q8_0::<3, 2>(ops, p, 0, 0),
                 (true, _) => tile_q8_0::<4, 2>(ops, p, 0, 0),
@@ -150,7 +157,7 @@ unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usi
     unsafe {
         match F {
             Q8_0 => tile_q8_0::<R, 1>(ops, p, h, r0),
-            Q6_K => tile_q6_k::<R>(ops, p, h, r0),
+            Q6_K => tile_q6_k::<R, 1>(ops, p, h, r0),
             _ => tile_4bit::<F, R, 1>(ops, p, h, r0),
         }
     }
@@ -353,49 +360,58 @@ unsafe fn tile_4bit<const F: u8, const R: usize, const H: usize>(ops: Operands, 
 /// Q6_K's multi-row tile, group pair by group pair like [`tile_4bit`]: groups 2g and 2g + 1 are decoded (low
 /// nibbles plus their two high bits), multiplied into every row's int16 pair sums (two groups: |sum| <= 32,004,
 /// exact) and widened into the row's int32 sums of groups 0-3 or 4-7. Same integers and float steps as [`tile`].
+/// `H = 2` takes both halves of the panel in one walk (two-row passes only: 3 live vectors per row and half).
 #[inline(always)]
-unsafe fn tile_q6_k<const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
-    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(BlockFormat::Q6_K, &ops, h, r0);
+unsafe fn tile_q6_k<const R: usize, const H: usize>(ops: Operands, p: usize, h0: usize, r0: usize) {
+    let TileLayout { sub, header, sub_scales, code_bytes, block_stride, ahead } = TileLayout::new(BlockFormat::Q6_K, &ops, h0, r0);
     // SAFETY: every pointer below stays inside the panel and the activation buffers (caller contract).
     unsafe {
         let base = ops.weights.add(p * ops.panel_bytes);
         let (mask, m30, ones) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(0x30), _mm256_set1_epi16(1));
-        let mut acc = [_mm256_setzero_ps(); R];
+        let mut acc = [[_mm256_setzero_ps(); R]; H];
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
-            let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
             for j in 0..sub {
                 let at = blk.add(header + j * (sub_scales + code_bytes));
-                let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
-                let (s_lo, s_hi) = (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)));
                 prefetch(at, sub_scales + code_bytes, ahead);
                 let codes_at = at.add(sub_scales);
                 let i0 = r0 * ops.xblocks + b * sub + j;
-                let mut lo = [_mm256_setzero_si256(); R];
-                let mut hi = [_mm256_setzero_si256(); R];
+                let mut lo = [[_mm256_setzero_si256(); R]; H];
+                let mut hi = [[_mm256_setzero_si256(); R]; H];
                 for gp in 0..4 {
-                    let (v0, v1) = (q6_k_code(codes_at, h, 2 * gp, mask, m30), q6_k_code(codes_at, h, 2 * gp + 1, mask, m30));
-                    for r in 0..R {
-                        let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
-                        let pair = _mm256_add_epi16(_mm256_maddubs_epi16(v0, bcast(a, 2 * gp)), _mm256_maddubs_epi16(v1, bcast(a, 2 * gp + 1)));
-                        let wide = _mm256_madd_epi16(pair, ones);
-                        if gp < 2 {
-                            lo[r] = _mm256_add_epi32(lo[r], wide);
-                        } else {
-                            hi[r] = _mm256_add_epi32(hi[r], wide);
+                    for hh in 0..H {
+                        let h = h0 + hh;
+                        let (v0, v1) = (q6_k_code(codes_at, h, 2 * gp, mask, m30), q6_k_code(codes_at, h, 2 * gp + 1, mask, m30));
+                        for r in 0..R {
+                            let a = ops.codes.add((i0 + r * ops.xblocks) * BLOCK) as *const i32;
+                            let pair = _mm256_add_epi16(_mm256_maddubs_epi16(v0, bcast(a, 2 * gp)), _mm256_maddubs_epi16(v1, bcast(a, 2 * gp + 1)));
+                            let wide = _mm256_madd_epi16(pair, ones);
+                            if gp < 2 {
+                                lo[hh][r] = _mm256_add_epi32(lo[hh][r], wide);
+                            } else {
+                                hi[hh][r] = _mm256_add_epi32(hi[hh][r], wide);
+                            }
                         }
                     }
                 }
-                for r in 0..R {
-                    let i = i0 + r * ops.xblocks;
-                    let isum = combine::<Q6_K>(lo[r], hi[r], s_lo, s_hi, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
-                    let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
-                    acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                for (hh, acc) in acc.iter_mut().enumerate() {
+                    let h = h0 + hh;
+                    let dv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * HALF * h) as *const __m128i));
+                    let bytes8 = |o: usize| _mm_loadl_epi64(at.add(o + HALF * h) as *const __m128i);
+                    let (s_lo, s_hi) = (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)));
+                    for (r, acc) in acc.iter_mut().enumerate() {
+                        let i = i0 + r * ops.xblocks;
+                        let isum = combine::<Q6_K>(lo[hh][r], hi[hh][r], s_lo, s_hi, *ops.half_sums.add(2 * i), *ops.half_sums.add(2 * i + 1));
+                        let dd = _mm256_mul_ps(dv, _mm256_set1_ps(*ops.scales.add(i)));
+                        *acc = _mm256_add_ps(*acc, _mm256_mul_ps(dd, _mm256_cvtepi32_ps(isum)));
+                    }
                 }
             }
         }
         // Q6_K has no offset term: y = acc + 0, as in `tile`
-        store(ops, p, h, r0, &acc, &[_mm256_setzero_ps(); R]);
+        for (hh, acc) in acc.iter().enumerate() {
+            store(ops, p, h0 + hh, r0, acc, &[_mm256_setzero_ps(); R]);
+        }
     }
 }
 
