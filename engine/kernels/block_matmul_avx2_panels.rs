@@ -77,16 +77,12 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
         };
         // SAFETY: rows 0..first exist in `x`, both halves of panel p hold columns below N (caller contract).
         unsafe {
-            match (F == Q8_0, first) {
-                (_, 0) => {}
-                (_, 1) => tile::<F, 1, 2>(ops, p, 0, 0),
-                (false, 2) if F == Q6_K => tile_q6_k::<2, 2>(ops, p, 0, 0),
-                (true, 2) => tile_q8_0::<2, 2>(ops, p, 0, 0),
-                (true, 3) => tile_q8_0::<3, 2>(ops, p, 0, 0),
-                (true, _) => tile_q8_0::<4, 2>(ops, p, 0, 0),
-                (false, 2) => tile_4bit::<F, 2, 2>(ops, p, 0, 0),
-                (false, 3) => tile_4bit::<F, 3, 2>(ops, p, 0, 0),
-                (false, _) => tile_4bit::<F, 4, 2>(ops, p, 0, 0),
+            match first {
+                0 => {}
+                1 => tile::<F, 1, 2>(ops, p, 0, 0),
+                2 => tile_rows::<F, 2, 2>(ops, p, 0, 0),
+                3 => tile_rows::<F, 3, 2>(ops, p, 0, 0),
+                _ => tile_rows::<F, 4, 2>(ops, p, 0, 0),
             }
         }
         if first == left {
@@ -103,11 +99,11 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
                 unsafe {
                     match take {
                         1 => tile::<F, 1, 1>(ops, p, h, r0),
-                        2 => tile_rows::<F, 2>(ops, p, h, r0),
-                        3 => tile_rows::<F, 3>(ops, p, h, r0),
-                        4 => tile_rows::<F, 4>(ops, p, h, r0),
-                        5 => tile_rows::<F, 5>(ops, p, h, r0),
-                        _ => tile_rows::<F, WIDE_TILE>(ops, p, h, r0),
+                        2 => tile_rows::<F, 2, 1>(ops, p, h, r0),
+                        3 => tile_rows::<F, 3, 1>(ops, p, h, r0),
+                        4 => tile_rows::<F, 4, 1>(ops, p, h, r0),
+                        5 => tile_rows::<F, 5, 1>(ops, p, h, r0),
+                        _ => tile_rows::<F, WIDE_TILE, 1>(ops, p, h, r0),
                     }
                 }
                 r0 += take;
@@ -150,15 +146,15 @@ impl TileLayout {
     }
 }
 
-/// A multi-row tile (2..=TILE rows of one half panel), group by group: each format's own loop below.
+/// A multi-row tile (R rows of `H` halves from half `h`), group by group: each format's own loop below.
 #[inline(always)]
-unsafe fn tile_rows<const F: u8, const R: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
+unsafe fn tile_rows<const F: u8, const R: usize, const H: usize>(ops: Operands, p: usize, h: usize, r0: usize) {
     // SAFETY: forwarded from `rows`.
     unsafe {
         match F {
-            Q8_0 => tile_q8_0::<R, 1>(ops, p, h, r0),
-            Q6_K => tile_q6_k::<R, 1>(ops, p, h, r0),
-            _ => tile_4bit::<F, R, 1>(ops, p, h, r0),
+            Q8_0 => tile_q8_0::<R, H>(ops, p, h, r0),
+            Q6_K => tile_q6_k::<R, H>(ops, p, h, r0),
+            _ => tile_4bit::<F, R, H>(ops, p, h, r0),
         }
     }
 }
@@ -198,9 +194,7 @@ unsafe fn tile<const F: u8, const R: usize, const H: usize>(ops: Operands, p: us
                     let (s_lo, s_hi, m) = match F {
                         Q4_K => {
                             let sc = _mm256_cvtepu8_epi32(bytes8(0));
-                            let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes8(PANEL)));
-                            let m = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)));
-                            (sc, sc, m)
+                            (sc, sc, q4_k_offsets(mv, at, h))
                         }
                         Q6_K => (_mm256_cvtepi8_epi32(bytes8(0)), _mm256_cvtepi8_epi32(bytes8(PANEL)), mv),
                         _ => (_mm256_setzero_si256(), _mm256_setzero_si256(), mv),
@@ -338,13 +332,7 @@ unsafe fn tile_4bit<const F: u8, const R: usize, const H: usize>(ops: Operands, 
                     let blk = base.add(b * block_stride);
                     let mv = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(2 * PANEL + 2 * HALF * h) as *const __m128i));
                     for j in 0..sub {
-                        let m = if F == Q4_K {
-                            let at = blk.add(header + j * (sub_scales + code_bytes));
-                            let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(at.add(PANEL + HALF * h) as *const __m128i)));
-                            _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)))
-                        } else {
-                            mv
-                        };
+                        let m = if F == Q4_K { q4_k_offsets(mv, blk.add(header + j * (sub_scales + code_bytes)), h) } else { mv };
                         let i0 = r0 * ops.xblocks + b * sub + j;
                         for (r, off) in off.iter_mut().enumerate() {
                             *off = _mm256_add_ps(*off, _mm256_mul_ps(m, _mm256_set1_ps(*ops.sums.add(i0 + r * ops.xblocks))));
@@ -560,6 +548,17 @@ unsafe fn codes<const F: u8>(at: *const u8, h: usize) -> [__m256i; 8] {
             }
         }
         v
+    }
+}
+
+/// Q4_K's offset factors of half `h` of the sub-block at `at`: `-(dmin x min)` per column (the sign flipped by
+/// an xor, exact), from the block's `dmin` row `mv` and the sub-block's 6-bit minimums.
+#[inline(always)]
+unsafe fn q4_k_offsets(mv: __m256, at: *const u8, h: usize) -> __m256 {
+    // SAFETY: the sub-block's minimums (8 bytes per half, PANEL bytes after its scales) are readable at `at`.
+    unsafe {
+        let mins = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(at.add(PANEL + HALF * h) as *const __m128i)));
+        _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(_mm256_mul_ps(mv, mins)), _mm256_set1_epi32(i32::MIN)))
     }
 }
 
