@@ -114,11 +114,14 @@ pub(super) mod avx2 {
     /// Keys per block of [`attend_group`]: 64 rows of 64 f32 values are 16 KB, which stay in L1 for the group.
     const KEY_BLOCK: usize = 64;
 
-    /// See [`super::attend_group`] (and [`super::attend`], a group of one). Scores: per key block, per head, 8 keys
-    /// at a time (8 dot products reduced together; blocks start at multiples of 8, only the last block has a tail,
-    /// scored one key at a time in the same lane order); a vectorized exp; the weighted sum per key block, per head,
-    /// per 64 columns: the accumulators are loaded from `out`, advanced over the block's keys in order and stored
-    /// back (a store and reload does not round), then scaled once at the end. Measured on SmolLM2 at 2,000 cached
+    /// See [`super::attend_group`] (and [`super::attend`], a group of one). Scores: per key block, heads two at a
+    /// time, 4 keys x 2 heads per step (an odd last head: 8 keys at a time), each key's dot product the same 8-lane
+    /// FMA chain and reduction tree however many keys are reduced together, a block's tail one key at a time; a
+    /// vectorized exp; the weighted sum per key block, two heads per walk over 32 columns (an odd head or columns
+    /// left over: one head over up to 64): the accumulators are loaded from `out`, advanced over the block's keys in
+    /// order and stored back (a store and reload does not round), then scaled once at the end. Pairing the heads
+    /// took SmolLM2's group of 3 over 256 cached keys from ~3.4 to ~2.8 us (AMD Zen 4, one thread, 2026-12-05): the
+    /// loops were bound by loads (1 query + 8 keys, or 8 values + 1 weight, per 8 FMAs), pairs share them. Measured on SmolLM2 at 2,000 cached
     /// tokens, the per-key scalar form (hsum per key, libm exp, out loaded and stored per key) cost ~0.5 ms per
     /// layer, and a column-outer weighted sum (each 256-byte value row read 8 times, 32 bytes at a time) lost the
     /// values from L2 between walks; each output lane still accumulates p_j * v_j in key order from zero.
@@ -141,35 +144,16 @@ pub(super) mod avx2 {
             let mut from = 0;
             while from < visible {
                 let to = (from + KEY_BLOCK).min(visible);
-                for h in 0..g {
-                    let q = qs.as_ptr().add(h * d);
-                    let sc = scores.as_mut_ptr().add(h * visible);
-                    let mut j = from;
-                    while j + 8 <= to {
-                        let mut acc = [_mm256_setzero_ps(); 8];
-                        let mut c = 0;
-                        while c < d {
-                            let qc = _mm256_loadu_ps(q.add(c));
-                            for (t, a) in acc.iter_mut().enumerate() {
-                                *a = _mm256_fmadd_ps(qc, T::load8(keys.as_ptr().add((j + t) * d + c)), *a);
-                            }
-                            c += 8;
-                        }
-                        let dots = hsum8(acc);
-                        let s = _mm256_fmadd_ps(dots, _mm256_set1_ps(scale), _mm256_loadu_ps(bias.as_ptr().add(j)));
-                        _mm256_storeu_ps(sc.add(j), s);
-                        j += 8;
-                    }
-                    while j < to {
-                        let mut a = _mm256_setzero_ps();
-                        let mut c = 0;
-                        while c < d {
-                            a = _mm256_fmadd_ps(_mm256_loadu_ps(q.add(c)), T::load8(keys.as_ptr().add(j * d + c)), a);
-                            c += 8;
-                        }
-                        *sc.add(j) = _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a])).mul_add(scale, bias[j]);
-                        j += 1;
-                    }
+                // Heads two at a time share each key load (2 query + 4 key loads per 8 FMAs instead of 1 + 8: the
+                // loop was bound by loads), an odd last head alone; every score is the same 8-lane FMA chain and
+                // the same reduction tree whichever way the keys are grouped.
+                let mut h = 0;
+                while h + 2 <= g {
+                    score_pair(qs, d, keys, bias, scale, scores, visible, h, from, to);
+                    h += 2;
+                }
+                if h < g {
+                    score_one(qs.as_ptr().add(h * d), d, keys, bias, scale, scores.as_mut_ptr().add(h * visible), from, to);
                 }
                 from = to;
             }
@@ -181,24 +165,24 @@ pub(super) mod avx2 {
             let mut from = 0;
             while from < visible {
                 let to = (from + KEY_BLOCK).min(visible);
-                for h in 0..g {
-                    let p = &scores[h * visible + from..h * visible + to];
+                // Two heads per walk over 32 columns share each value load (8 accumulators, 4 value registers:
+                // 6 loads per 8 FMAs instead of 9); an odd last head walks 64 columns alone as before. Each output
+                // lane still accumulates p_j * v_j in key order from the value it had.
+                let mut h = 0;
+                while h + 2 <= g {
+                    let (p0, p1) = (&scores[h * visible + from..h * visible + to], &scores[(h + 1) * visible + from..(h + 1) * visible + to]);
+                    let (o0, o1) = out[h * d..(h + 2) * d].split_at_mut(d);
                     let mut c = 0;
-                    while c < d {
-                        let width = (d - c).min(64) / 8;
-                        let o = &mut out[h * d..(h + 1) * d];
-                        match width {
-                            8 => accumulate::<T, 8>(p, values, from, d, c, o),
-                            7 => accumulate::<T, 7>(p, values, from, d, c, o),
-                            6 => accumulate::<T, 6>(p, values, from, d, c, o),
-                            5 => accumulate::<T, 5>(p, values, from, d, c, o),
-                            4 => accumulate::<T, 4>(p, values, from, d, c, o),
-                            3 => accumulate::<T, 3>(p, values, from, d, c, o),
-                            2 => accumulate::<T, 2>(p, values, from, d, c, o),
-                            _ => accumulate::<T, 1>(p, values, from, d, c, o),
-                        }
-                        c += width * 8;
+                    while c + 32 <= d {
+                        accumulate_pair(p0, p1, values, from, d, c, o0, o1);
+                        c += 32;
                     }
+                    accumulate_columns(p0, values, from, d, c, o0);
+                    accumulate_columns(p1, values, from, d, c, o1);
+                    h += 2;
+                }
+                if h < g {
+                    accumulate_columns(&scores[h * visible + from..h * visible + to], values, from, d, 0, &mut out[h * d..(h + 1) * d]);
                 }
                 from = to;
             }
@@ -210,6 +194,149 @@ pub(super) mod avx2 {
                     _mm256_storeu_ps(o.add(c), _mm256_mul_ps(_mm256_loadu_ps(o.add(c)), iv));
                     c += 8;
                 }
+            }
+        }
+    }
+
+    /// Scores of keys `from..to` for one head (query at `q`, scores row at `sc`): 8 keys at a time (8 dot products
+    /// reduced together by [`hsum8`]), the tail one key at a time through the same tree.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn score_one<T: KvElem>(q: *const f32, d: usize, keys: &[T], bias: &[f32], scale: f32, sc: *mut f32, from: usize, to: usize) {
+        // SAFETY: the caller checked that `keys` holds `to` rows of `d` values, `bias` and the scores row `to` values.
+        unsafe {
+            let mut j = from;
+            while j + 8 <= to {
+                let mut acc = [_mm256_setzero_ps(); 8];
+                let mut c = 0;
+                while c < d {
+                    let qc = _mm256_loadu_ps(q.add(c));
+                    for (t, a) in acc.iter_mut().enumerate() {
+                        *a = _mm256_fmadd_ps(qc, T::load8(keys.as_ptr().add((j + t) * d + c)), *a);
+                    }
+                    c += 8;
+                }
+                let s = _mm256_fmadd_ps(hsum8(acc), _mm256_set1_ps(scale), _mm256_loadu_ps(bias.as_ptr().add(j)));
+                _mm256_storeu_ps(sc.add(j), s);
+                j += 8;
+            }
+            while j < to {
+                *sc.add(j) = score_key(q, d, keys, j).mul_add(scale, bias[j]);
+                j += 1;
+            }
+        }
+    }
+
+    /// Scores of keys `from..to` for heads `h` and `h + 1`: 4 keys x 2 heads at a time (8 accumulators, each key
+    /// chunk loaded once for both heads), each reduced by [`hsum4`] (the first half of [`hsum8`]'s tree); the tail
+    /// one key at a time.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn score_pair<T: KvElem>(
+        qs: &[f32],
+        d: usize,
+        keys: &[T],
+        bias: &[f32],
+        scale: f32,
+        scores: &mut [f32],
+        visible: usize,
+        h: usize,
+        from: usize,
+        to: usize,
+    ) {
+        // SAFETY: as [`score_one`], for two heads' query and scores rows.
+        unsafe {
+            let (q0, q1) = (qs.as_ptr().add(h * d), qs.as_ptr().add((h + 1) * d));
+            let (s0, s1) = (scores.as_mut_ptr().add(h * visible), scores.as_mut_ptr().add((h + 1) * visible));
+            let (scale4, mut j) = (_mm_set1_ps(scale), from);
+            while j + 4 <= to {
+                let (mut a0, mut a1) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+                let mut c = 0;
+                while c < d {
+                    let (x0, x1) = (_mm256_loadu_ps(q0.add(c)), _mm256_loadu_ps(q1.add(c)));
+                    for t in 0..4 {
+                        let k = T::load8(keys.as_ptr().add((j + t) * d + c));
+                        a0[t] = _mm256_fmadd_ps(x0, k, a0[t]);
+                        a1[t] = _mm256_fmadd_ps(x1, k, a1[t]);
+                    }
+                    c += 8;
+                }
+                let b = _mm_loadu_ps(bias.as_ptr().add(j));
+                _mm_storeu_ps(s0.add(j), _mm_fmadd_ps(hsum4(a0), scale4, b));
+                _mm_storeu_ps(s1.add(j), _mm_fmadd_ps(hsum4(a1), scale4, b));
+                j += 4;
+            }
+            while j < to {
+                *s0.add(j) = score_key(q0, d, keys, j).mul_add(scale, bias[j]);
+                *s1.add(j) = score_key(q1, d, keys, j).mul_add(scale, bias[j]);
+                j += 1;
+            }
+        }
+    }
+
+    /// One key's dot product with the query at `q`: the 8-lane FMA chain, reduced by [`hsum8`]'s tree.
+    #[inline(always)]
+    unsafe fn score_key<T: KvElem>(q: *const f32, d: usize, keys: &[T], j: usize) -> f32 {
+        // SAFETY: the caller checked that `keys` holds row `j` of `d` values and `q` points at `d` values.
+        unsafe {
+            let mut a = _mm256_setzero_ps();
+            let mut c = 0;
+            while c < d {
+                a = _mm256_fmadd_ps(_mm256_loadu_ps(q.add(c)), T::load8(keys.as_ptr().add(j * d + c)), a);
+                c += 8;
+            }
+            _mm256_cvtss_f32(hsum8([a, a, a, a, a, a, a, a]))
+        }
+    }
+
+    /// `o[c0..d] += sum_j p[j] * values[from + j, c0..d]` in key order, up to 64 columns per walk.
+    #[inline(always)]
+    unsafe fn accumulate_columns<T: KvElem>(p: &[f32], values: &[T], from: usize, d: usize, c0: usize, o: &mut [f32]) {
+        // SAFETY: forwarded from the caller (`values` holds `from + p.len()` rows of `d` values).
+        unsafe {
+            let mut c = c0;
+            while c < d {
+                let width = (d - c).min(64) / 8;
+                match width {
+                    8 => accumulate::<T, 8>(p, values, from, d, c, o),
+                    7 => accumulate::<T, 7>(p, values, from, d, c, o),
+                    6 => accumulate::<T, 6>(p, values, from, d, c, o),
+                    5 => accumulate::<T, 5>(p, values, from, d, c, o),
+                    4 => accumulate::<T, 4>(p, values, from, d, c, o),
+                    3 => accumulate::<T, 3>(p, values, from, d, c, o),
+                    2 => accumulate::<T, 2>(p, values, from, d, c, o),
+                    _ => accumulate::<T, 1>(p, values, from, d, c, o),
+                }
+                c += width * 8;
+            }
+        }
+    }
+
+    /// [`accumulate`] for two heads over columns `c0..c0 + 32`: each value chunk loaded once, used by both.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn accumulate_pair<T: KvElem>(p0: &[f32], p1: &[f32], values: &[T], from: usize, d: usize, c0: usize, o0: &mut [f32], o1: &mut [f32]) {
+        // SAFETY: the caller checked that `values` holds `from + p0.len()` rows of `d` values, `c0 + 32 <= d`,
+        // `p1.len() == p0.len()` and both output rows hold `d` values.
+        unsafe {
+            let (mut a0, mut a1) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+            for t in 0..4 {
+                a0[t] = _mm256_loadu_ps(o0.as_ptr().add(c0 + t * 8));
+                a1[t] = _mm256_loadu_ps(o1.as_ptr().add(c0 + t * 8));
+            }
+            for j in 0..p0.len() {
+                let (w0, w1) = (_mm256_set1_ps(*p0.get_unchecked(j)), _mm256_set1_ps(*p1.get_unchecked(j)));
+                let row = values.as_ptr().add((from + j) * d + c0);
+                for t in 0..4 {
+                    let v = T::load8(row.add(t * 8));
+                    a0[t] = _mm256_fmadd_ps(w0, v, a0[t]);
+                    a1[t] = _mm256_fmadd_ps(w1, v, a1[t]);
+                }
+            }
+            for t in 0..4 {
+                _mm256_storeu_ps(o0.as_mut_ptr().add(c0 + t * 8), a0[t]);
+                _mm256_storeu_ps(o1.as_mut_ptr().add(c0 + t * 8), a1[t]);
             }
         }
     }
@@ -257,15 +384,22 @@ pub(super) mod avx2 {
             let mv = _mm256_set1_ps(max);
             let mut sumv = _mm256_setzero_ps();
             let mut j = 0;
-            while j < visible {
-                let n = (visible - j).min(8);
-                let mut chunk = [f32::NEG_INFINITY; 8];
-                chunk[..n].copy_from_slice(&scores[j..j + n]);
-                let e = exp(_mm256_sub_ps(_mm256_loadu_ps(chunk.as_ptr()), mv));
-                _mm256_storeu_ps(chunk.as_mut_ptr(), e);
-                scores[j..j + n].copy_from_slice(&chunk[..n]);
+            // Whole chunks in place; only the tail goes through a padded copy (its -inf lanes add exp = 0). The copy
+            // for every chunk cost ~7% of attention in memmove calls (perf, SmolLM2 shapes, 2026-12-05).
+            while j + 8 <= visible {
+                let e = exp(_mm256_sub_ps(_mm256_loadu_ps(scores.as_ptr().add(j)), mv));
+                _mm256_storeu_ps(scores.as_mut_ptr().add(j), e);
                 sumv = _mm256_add_ps(sumv, e);
                 j += 8;
+            }
+            if j < visible {
+                let n = visible - j;
+                let mut chunk = [f32::NEG_INFINITY; 8];
+                chunk[..n].copy_from_slice(&scores[j..]);
+                let e = exp(_mm256_sub_ps(_mm256_loadu_ps(chunk.as_ptr()), mv));
+                _mm256_storeu_ps(chunk.as_mut_ptr(), e);
+                scores[j..].copy_from_slice(&chunk[..n]);
+                sumv = _mm256_add_ps(sumv, e);
             }
             hsum(sumv)
         }
@@ -286,6 +420,17 @@ pub(super) mod avx2 {
             let lo = _mm256_permute2f128_ps(ab, ce, 0x20);
             let hi = _mm256_permute2f128_ps(ab, ce, 0x31);
             _mm256_add_ps(lo, hi)
+        }
+    }
+
+    /// Lane t = the sum of the 8 lanes of v[t] for 4 vectors: the same tree as [`hsum8`] (pairs within each 128-bit
+    /// half, then the two halves), so a key's score does not depend on how many keys were reduced with it.
+    #[inline(always)]
+    unsafe fn hsum4(v: [__m256; 4]) -> __m128 {
+        // SAFETY: register-only intrinsics under the caller's target features.
+        unsafe {
+            let ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+            _mm_add_ps(_mm256_castps256_ps128(ab), _mm256_extractf128_ps(ab, 1))
         }
     }
 
@@ -386,7 +531,8 @@ mod tests {
     fn a_group_of_heads_computes_each_head_bit_for_bit_as_attend() {
         use crate::kernels::half::F16;
         // SmolLM2 (3 heads per KV head, d 64), Qwen (6, d 128), one head; key counts across block and tail edges
-        for (g, d, t) in [(3, 64, 150), (6, 128, 67), (1, 64, 9), (3, 64, 64), (2, 72, 130)] {
+        // (heads pair up two by two with an odd one alone; d 8 and 72 leave columns outside the pairs' 32-wide walks)
+        for (g, d, t) in [(3, 64, 150), (6, 128, 67), (1, 64, 9), (3, 64, 64), (2, 72, 130), (4, 8, 13), (5, 128, 261), (2, 64, 5)] {
             let (qs, k, v) = (data(g * d, 7), data(t * d, 8), data(t * d, 9));
             let mut bias = data(t, 10);
             bias[3] = -1.0e9;

@@ -420,7 +420,7 @@ mod tests {
                 let data = blocks(format, n, k, 41 + format.block_bytes() as u64);
                 let w = BlockMatrix::new(format, n, k, &data).expect("shape");
                 let panels = PanelMatrix::new(&w).expect("every matrix has panels");
-                for rows in [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 25] {
+                for rows in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 25] {
                     let mut x = Q8Rows::new();
                     x.quantize(&activations(rows, k), rows, k);
                     // a sentinel after the output catches a store past the last column

@@ -22,8 +22,13 @@ use super::panel_matrix::{self, PanelMatrix, PANEL};
 use super::panel_operands::{format_of, prefetch, Operands, Q4_0, Q4_1, Q4_K, Q6_K, Q8_0};
 use super::q8_rows::Q8Rows;
 
-/// Rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers).
-const TILE: usize = 4;
+/// Most rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers). Up to
+/// [`INLINE_OFFSET_ROWS`] rows a tile keeps each row's offset accumulator (Q4_1, Q4_K) in the walk; wider tiles add
+/// the offsets in a second walk over the block headers, which leaves 8 rows' accumulators, the 8 code vectors and
+/// the temporaries inside the 32 vector registers.
+const TILE: usize = 12;
+/// Widest tile that keeps the offset term in the main walk (decode and 2-4-row passes: unchanged code).
+const INLINE_OFFSET_ROWS: usize = 4;
 
 /// Computes panels `panels` (columns `16p..16p+16` each) of `y = x @ W^T` for every row of `x`, writing
 /// `y[r * stride + n]` for the columns `n < N` of those panels.
@@ -52,16 +57,33 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
         let mut r0 = 0;
         while r0 < x.rows() {
             let left = x.rows() - r0;
-            // SAFETY: rows r0.. exist in `x`, panel p exists in `w` (caller contract).
+            // One tile for up to 8 rows (a 5-row pass was a 4-row tile plus a 1-row tile: the panel unpacked twice,
+            // the fifth row cost ~1.7x a row inside the tile); 9-16 rows as two near-equal tiles.
+            let rows = if left <= TILE {
+                left
+            } else if left <= 2 * TILE {
+                left.div_ceil(2)
+            } else {
+                TILE
+            };
+            // SAFETY: rows r0..r0 + rows exist in `x`, panel p exists in `w` (caller contract).
             unsafe {
-                match left {
+                match rows {
                     1 => tile::<F, 1>(ops, p, r0),
                     2 => tile::<F, 2>(ops, p, r0),
                     3 => tile::<F, 3>(ops, p, r0),
+                    4 => tile::<F, 4>(ops, p, r0),
+                    5 => tile::<F, 5>(ops, p, r0),
+                    6 => tile::<F, 6>(ops, p, r0),
+                    7 => tile::<F, 7>(ops, p, r0),
+                    8 => tile::<F, 8>(ops, p, r0),
+                    9 => tile::<F, 9>(ops, p, r0),
+                    10 => tile::<F, 10>(ops, p, r0),
+                    11 => tile::<F, 11>(ops, p, r0),
                     _ => tile::<F, TILE>(ops, p, r0),
                 }
             }
-            r0 += left.min(TILE);
+            r0 += rows;
         }
     }
 }
@@ -71,6 +93,8 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
 unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) {
     let format = format_of(F);
     let has_m = F == Q4_1 || F == Q4_K;
+    // the offset term in the walk (narrow tiles) or in a second walk over the headers (wide tiles)
+    let inline_m = has_m && R <= INLINE_OFFSET_ROWS;
     let sub = format.sub_blocks();
     let (header, sub_scales, code_bytes) =
         (panel_matrix::header_bytes(format), panel_matrix::sub_scale_bytes(format), panel_matrix::code_bytes(format));
@@ -90,9 +114,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                 let (s_lo, s_hi, m) = match F {
                     Q4_K => {
                         let sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(at as *const __m128i));
-                        let mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)));
-                        // m = -(dmin * min), negated by flipping the sign bit like the scalar `-x`
-                        let m = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(mv, mins)), _mm512_set1_epi32(i32::MIN)));
+                        let m = if inline_m { q4_k_offset(mv, at) } else { _mm512_setzero_ps() };
                         (sc, sc, m)
                     }
                     Q6_K => (
@@ -127,8 +149,23 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
                     };
                     let dd = _mm512_mul_ps(dv, _mm512_set1_ps(*ops.scales.add(i)));
                     acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum)));
-                    if has_m {
+                    if inline_m {
                         off[r] = _mm512_add_ps(off[r], _mm512_mul_ps(m, _mm512_set1_ps(*ops.sums.add(i))));
+                    }
+                }
+            }
+        }
+        if has_m && !inline_m {
+            // The same products added in the same block order as the inline form: `off` is its own accumulator,
+            // so computing it after `acc` changes no bit.
+            for b in 0..ops.blocks {
+                let blk = base.add(b * block_stride);
+                let mv = _mm512_cvtph_ps(_mm256_loadu_si256(blk.add(2 * PANEL) as *const __m256i));
+                for j in 0..sub {
+                    let m = if F == Q4_K { q4_k_offset(mv, blk.add(header + j * (sub_scales + code_bytes))) } else { mv };
+                    for (r, o) in off.iter_mut().enumerate() {
+                        let i = (r0 + r) * ops.xblocks + b * sub + j;
+                        *o = _mm512_add_ps(*o, _mm512_mul_ps(m, _mm512_set1_ps(*ops.sums.add(i))));
                     }
                 }
             }
@@ -138,6 +175,17 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
         for r in 0..R {
             _mm512_mask_storeu_ps(ops.y.add((r0 + r) * ops.stride + p * PANEL), keep, _mm512_add_ps(acc[r], off[r]));
         }
+    }
+}
+
+/// Q4_K's float offset factor of one sub-block (`at`: its sub-scales, mins `PANEL` bytes on): `-(dmin * min)`,
+/// negated by flipping the sign bit like the scalar `-x`.
+#[inline(always)]
+unsafe fn q4_k_offset(dmin: __m512, at: *const u8) -> __m512 {
+    // SAFETY: the sub-block's 2 x PANEL scale bytes are readable at `at` (caller contract).
+    unsafe {
+        let mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(at.add(PANEL) as *const __m128i)));
+        _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(dmin, mins)), _mm512_set1_epi32(i32::MIN)))
     }
 }
 

@@ -22,8 +22,9 @@
 /// (engine/strategy/speculative/cost.rs): bumped whenever a change moves the cost of an n-token pass relative to a
 /// one-token pass (a cached curve is otherwise trusted while its one-token point still matches the machine, so a
 /// new multi-row kernel would keep being priced as the old one). 2: verify passes take a panel's both halves in
-/// one walk (2026-12-05); 3: Q6_K's two-row passes too.
-pub const REVISION: u32 = 3;
+/// one walk (2026-12-05); 3: Q6_K's two-row passes too; 4: AVX-512 tiles of up to 12 rows and attention with
+/// heads in pairs.
+pub const REVISION: u32 = 4;
 
 pub mod argmax;
 pub mod attention;

@@ -94,7 +94,20 @@ pub(crate) fn measure_or_load(target: &mut LanguageModel, max_tokens: usize) -> 
     Ok(curve)
 }
 
-/// Times target passes of 1..=max_tokens new tokens (median of 3) on top of a 128-token context.
+/// Rounds of [`measure`]: every pass size once per round.
+const ROUNDS: usize = 5;
+
+/// Times target passes of 1..=max_tokens new tokens on top of a 128-token context: one untimed round, then
+/// [`ROUNDS`] rounds, each timing every size once in turn, the median per size, made non-decreasing in tokens.
+///
+/// Why: measured size by size right after loading (3 passes of 1 token, then 3 of 2, ...), the curves of one model
+/// on one machine disagreed by up to 1.5x and a cached curve kept the accident for good (AMD EPYC Zen 4,
+/// 2026-12-05: one priced a 2-token pass below a 1-token pass, one a 3-token pass 33% above a 2-token pass where
+/// examples/pass_cost measured 4%; the window policy drafts by it). A fresh session's first pass of each shape
+/// pays for its allocations, and a shared VM drifts 10-15% within seconds. Four loads of the deep Medusa hybrid's
+/// target, 12-token pass in one-token steps: 2.72-3.98 in turn without the untimed round, 3.11-3.20 with it. In
+/// turn, a slow stretch hits every size alike; a pass over more tokens does the work of one over fewer and more,
+/// so a measured dip is noise.
 pub(crate) fn measure(target: &mut LanguageModel, max_tokens: usize) -> Result<CostCurve> {
     let vocab = target.vocab_size() as u32;
     let context = 128.min(target.capacity().saturating_sub(max_tokens + 1));
@@ -104,21 +117,34 @@ pub(crate) fn measure(target: &mut LanguageModel, max_tokens: usize) -> Result<C
     if !filler.is_empty() {
         target.append(&filler)?;
     }
-    let mut points = Vec::new();
     let sizes: Vec<usize> = (1..=max_tokens).filter(|&n| n <= 8 || n % 4 == 0 || n == max_tokens).collect();
-    for n in sizes {
-        let mut samples = Vec::with_capacity(3);
-        for _ in 0..3 {
+    let mut samples = vec![Vec::with_capacity(ROUNDS); sizes.len()];
+    // one untimed round first: a fresh session's first pass of each shape pays for its allocations
+    for round in 0..=ROUNDS {
+        for (i, &n) in sizes.iter().enumerate() {
             let t0 = Instant::now();
             target.append_all(&probe[..n])?;
-            samples.push(t0.elapsed().as_secs_f64());
+            if round > 0 {
+                samples[i].push(t0.elapsed().as_secs_f64());
+            }
             target.truncate(context)?;
         }
-        samples.sort_by(f64::total_cmp);
-        points.push((n, samples[1]));
     }
     target.reset();
-    Ok(CostCurve::from_points(points))
+    Ok(curve_from_samples(&sizes, samples))
+}
+
+/// The median of each size's samples, made non-decreasing in tokens (see [`measure`]).
+fn curve_from_samples(sizes: &[usize], samples: Vec<Vec<f64>>) -> CostCurve {
+    let mut points = Vec::with_capacity(sizes.len());
+    let mut floor = 0.0f64;
+    for (&n, mut s) in sizes.iter().zip(samples) {
+        s.sort_by(f64::total_cmp);
+        let median = s.get(s.len() / 2).copied().unwrap_or(0.0);
+        floor = floor.max(median);
+        points.push((n, floor));
+    }
+    CostCurve::from_points(points)
 }
 
 #[cfg(test)]
@@ -131,5 +157,17 @@ mod tests {
         assert!((c.seconds(1) - 0.01).abs() < 1e-12);
         assert!((c.seconds(2) - (0.01 + 0.01 / 3.0)).abs() < 1e-12);
         assert!((c.seconds(7) - 0.03).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_curve_takes_each_sizes_median_and_never_falls() {
+        // size 2's median (3.0) under size 1's (4.0) is noise: priced as size 1; an outlier does not move a median
+        let sizes = [1, 2, 3, 4];
+        let samples = vec![vec![4.0, 9.0, 4.5, 3.9, 4.1], vec![3.0, 3.1, 2.9, 3.0, 40.0], vec![5.0, 5.2, 4.9, 5.1, 5.0], vec![6.0; 5]];
+        let c = curve_from_samples(&sizes, samples);
+        assert_eq!(c.points, vec![(1, 4.1), (2, 4.1), (3, 5.0), (4, 6.0)]);
+        // negative control: without the floor size 2 would read 3.0
+        let raw = curve_from_samples(&[2], vec![vec![3.0, 3.1, 2.9, 3.0, 40.0]]);
+        assert_eq!(raw.points, vec![(2, 3.0)]);
     }
 }
