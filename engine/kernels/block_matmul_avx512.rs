@@ -24,8 +24,9 @@ use super::q8_rows::Q8Rows;
 
 /// Most rows per tile: the rows of a tile share each unpacked sub-block (8 code vectors in registers). Up to
 /// [`INLINE_OFFSET_ROWS`] rows a tile keeps each row's offset accumulator (Q4_1, Q4_K) in the walk; wider tiles add
-/// the offsets in a second walk over the block headers, which leaves 8 rows' accumulators, the 8 code vectors and
-/// the temporaries inside the 32 vector registers.
+/// the offsets in a second walk over the block headers, which leaves the rows' accumulators, the 8 code vectors and
+/// the temporaries (nearly) inside the 32 vector registers: 12 rows spill a few and still measured best on a Zen 4
+/// (docs/KERNELS.md "Wider tiles").
 const TILE: usize = 12;
 /// Widest tile that keeps the offset term in the main walk (decode and 2-4-row passes: unchanged code).
 const INLINE_OFFSET_ROWS: usize = 4;
@@ -57,8 +58,8 @@ unsafe fn rows<const F: u8>(w: &PanelMatrix, x: &Q8Rows, panels: Range<usize>, y
         let mut r0 = 0;
         while r0 < x.rows() {
             let left = x.rows() - r0;
-            // One tile for up to 8 rows (a 5-row pass was a 4-row tile plus a 1-row tile: the panel unpacked twice,
-            // the fifth row cost ~1.7x a row inside the tile); 9-16 rows as two near-equal tiles.
+            // One tile for up to 12 rows (a 5-row pass was a 4-row tile plus a 1-row tile: the panel unpacked and
+            // walked twice, and a lone row costs ~1.7x a row inside a tile); 13-24 rows as two near-equal tiles.
             let rows = if left <= TILE {
                 left
             } else if left <= 2 * TILE {
