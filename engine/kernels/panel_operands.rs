@@ -3,7 +3,7 @@
 //! weight prefetch.
 
 use super::block_format::BlockFormat;
-use super::panel_matrix::PanelMatrix;
+use super::panel_matrix::{PanelMatrix, PANEL};
 use super::q8_rows::Q8Rows;
 
 /// Format codes for the kernels' `const F: u8` parameter.
@@ -41,7 +41,7 @@ pub(super) struct Operands {
     pub stride: usize,
     /// Output columns: the last panel stores only `n % 16` of its lanes when N does not fill it.
     pub n: usize,
-    /// How far ahead the kernels prefetch weights ([`PREFETCH_BYTES`]; 0: not at all).
+    /// How far ahead the kernels prefetch weights for this pass's row count ([`prefetch_bytes`]; 0: not at all).
     pub prefetch: usize,
 }
 
@@ -60,7 +60,7 @@ impl Operands {
             y,
             stride,
             n: w.n(),
-            prefetch: prefetch_bytes(),
+            prefetch: prefetch_bytes(x.rows(), w.panel_bytes() * w.n().div_ceil(PANEL)),
         }
     }
 }
@@ -81,13 +81,34 @@ pub(super) const PREFETCH_BYTES: usize = 2048;
 /// like Intel's: AMD EPYC Zen 3, 2 vCPUs, 2026-12-05, the same A/B on the AVX2 kernel (medians): Qwen 19.6 tok/s
 /// without, 21.1 at 1024 bytes, 21.7 at 2048; SmolLM2 150.7, 150.7, 173.6 (a 1 GiB read loop gives 20 GB/s on
 /// one thread and 36 on two there, and Qwen's decode without prefetch read ~19). Zen 5 keeps Zen 4's choice
-/// (unmeasured). `SPECRT_PREFETCH_BYTES` overrides it (0: off) for A/B runs on other machines.
-fn prefetch_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| {
-        let default = if cpu_is_amd() && has_avx512f() { 0 } else { PREFETCH_BYTES };
-        std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
-    })
+/// (unmeasured).
+///
+/// Passes of 4 rows or more over matrices of 4 MiB or more prefetch [`PREFETCH_BYTES`] ahead on every CPU: on the
+/// Zen 4 such a tile computes long enough per panel that the hardware prefetchers let the stream stall, and
+/// compute and memory stopped overlapping (Qwen2.5-Coder-1.5B's 5-token pass ran its matmuls at ~78 MACs/ns per
+/// thread against ~160 cache-hot; 2026-12-05 night, pass_cost at 256 cached tokens, 2 alternations: 5 / 9-token
+/// passes 59.2-63.7 / 92.3-95.5 ms without, 43.4-46.7 / 64.3-64.6 at 2048 bytes, 48.9-51.4 / 75.1-75.8 at 4096).
+/// Prefetching every multi-row pass instead cost SmolLM2 (whose only matrix past 4 MiB is its 30 MB output head)
+/// 2-4 token passes 4-20% in two A/Bs, which is why the floors (docs/KERNELS.md "Prefetch for verify passes").
+/// `SPECRT_PREFETCH_BYTES` overrides both distances (0: off) for A/B runs.
+/// Smallest pass (rows) and matrix (bytes) that prefetch at [`PREFETCH_BYTES`] where one-row passes do not.
+const ROWS_PREFETCH_MIN_ROWS: usize = 4;
+const ROWS_PREFETCH_MIN_BYTES: usize = 4 << 20;
+
+fn prefetch_bytes(rows: usize, matrix_bytes: usize) -> usize {
+    static BYTES: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+    let (one_row, rows_default) = *BYTES.get_or_init(|| {
+        let one_row = if cpu_is_amd() && has_avx512f() { 0 } else { PREFETCH_BYTES };
+        match std::env::var("SPECRT_PREFETCH_BYTES").ok().and_then(|v| v.trim().parse().ok()) {
+            Some(b) => (b, b),
+            None => (one_row, PREFETCH_BYTES),
+        }
+    });
+    if rows >= ROWS_PREFETCH_MIN_ROWS && matrix_bytes >= ROWS_PREFETCH_MIN_BYTES {
+        rows_default
+    } else {
+        one_row
+    }
 }
 
 /// Whether the CPU runs AVX-512 F (on AMD: Zen 4 and later).
