@@ -74,7 +74,13 @@ impl Operands {
 /// at 2048, 106.2/114.3 at 4096.
 pub(super) const PREFETCH_BYTES: usize = 2048;
 
-/// The distance used on this CPU: [`PREFETCH_BYTES`], except on AMD CPUs with AVX-512 (Zen 4 and later), where the
+/// Fewest rows of a pass that prefetch at [`PREFETCH_BYTES`] where one-row passes do not ([`prefetch_bytes`]).
+const ROWS_PREFETCH_MIN_ROWS: usize = 4;
+/// Smallest matrix (panel bytes) whose passes of [`ROWS_PREFETCH_MIN_ROWS`] or more rows prefetch.
+const ROWS_PREFETCH_MIN_BYTES: usize = 4 << 20;
+
+/// The distance used on this CPU for a pass of `rows` rows over a matrix of `matrix_bytes`: [`PREFETCH_BYTES`],
+/// except for one-row (and short) passes on AMD CPUs with AVX-512 (Zen 4 and later), where the
 /// same prefetches cost decode speed (AMD EPYC Zen 4, 2 vCPUs, 2026-12-04, `make bench-prefetch`, alternating
 /// processes: AVX-512 Qwen2.5-Coder-1.5B 29.1 tok/s without vs 24.9 at 2048 bytes, SmolLM2-135M 168.4 vs 155.9; its
 /// hardware prefetchers already keep a panel's next sub-blocks coming). AMD CPUs without AVX-512 (Zen 3) need them
@@ -91,10 +97,6 @@ pub(super) const PREFETCH_BYTES: usize = 2048;
 /// Prefetching every multi-row pass instead cost SmolLM2 (whose only matrix past 4 MiB is its 30 MB output head)
 /// 2-4 token passes 4-20% in two A/Bs, which is why the floors (docs/KERNELS.md "Prefetch for verify passes").
 /// `SPECRT_PREFETCH_BYTES` overrides both distances (0: off) for A/B runs.
-/// Smallest pass (rows) and matrix (bytes) that prefetch at [`PREFETCH_BYTES`] where one-row passes do not.
-const ROWS_PREFETCH_MIN_ROWS: usize = 4;
-const ROWS_PREFETCH_MIN_BYTES: usize = 4 << 20;
-
 fn prefetch_bytes(rows: usize, matrix_bytes: usize) -> usize {
     static BYTES: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
     let (one_row, rows_default) = *BYTES.get_or_init(|| {
