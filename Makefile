@@ -556,10 +556,19 @@ bench-qwen-kernels: setup datasets release peer qwen-ggml
 
 # The panel kernels' software prefetch, A/B per instruction set (AVX-512 VNNI / AVX2), alternating processes
 # (docs/KERNELS.md "Software prefetch"). SmolLM2 and Qwen2.5-Coder-1.5B decode, bench-out/prefetch-ab/.
+# Then the verify passes (docs/KERNELS.md "Prefetch for verify passes"): pass costs with every prefetch off
+# (SPECRT_PREFETCH_BYTES=0) and at the default, in alternating processes; compare milliseconds, not ratios.
 .PHONY: bench-prefetch
 bench-prefetch: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(QWEN_GGML)/manifest.json
 	$(VPY) scripts/bench_prefetch_ab.py --config configs/bench/prefetch-ab-smollm2.yaml --rounds 3 --json bench-out/prefetch-ab/smollm2.json
 	$(VPY) scripts/bench_prefetch_ab.py --config configs/bench/prefetch-ab-qwen.yaml --rounds 2 --json bench-out/prefetch-ab/qwen.json
+	cargo build --release --example pass_cost
+	for i in 1 2 3; do for mode in off default; do \
+		if [ $$mode = off ]; then export SPECRT_PREFETCH_BYTES=0; else unset SPECRT_PREFETCH_BYTES; fi; \
+		echo ">> prefetch $$mode, round $$i"; \
+		./target/release/examples/pass_cost $(QWEN_GGML) $(MODELS)/smollm2-135m-instruct-int4-ggml --context 256 --max 9 \
+			--rounds 8 --out bench-out/prefetch-ab/pass-cost-$$mode-$$i.json 2>&1 | grep chain; \
+	done; done
 
 # Draft heads on SmolLM2 (issue 12): fastest AR, padded AR of the head target, CTC / Medusa / EAGLE heads, hybrid
 # and the n-gram drafter, 3 categories x 8 prompts x 256 tokens (configs/bench/heads-smollm2.yaml; docs/HEADS.md).
