@@ -108,7 +108,7 @@ unsafe fn tile<const F: u8, const R: usize>(ops: Operands, p: usize, r0: usize) 
         for b in 0..ops.blocks {
             let blk = base.add(b * block_stride);
             let dv = _mm512_cvtph_ps(_mm256_loadu_si256(blk as *const __m256i));
-            let mv = if has_m { _mm512_cvtph_ps(_mm256_loadu_si256(blk.add(2 * PANEL) as *const __m256i)) } else { _mm512_setzero_ps() };
+            let mv = if inline_m { _mm512_cvtph_ps(_mm256_loadu_si256(blk.add(2 * PANEL) as *const __m256i)) } else { _mm512_setzero_ps() };
             for j in 0..sub {
                 let at = blk.add(header + j * (sub_scales + code_bytes));
                 // Per-column integer scales (K-quants) and the float offset of this sub-block.
