@@ -299,6 +299,7 @@ impl Pipeline {
         self.target.reset();
         let backend_before = self.target.backend_seconds() + self.strategy.backend_seconds();
         let calls_before = self.target.backend_calls() + self.strategy.backend_calls();
+        let passes_before = self.target.pass_totals().clone();
         let start = Instant::now();
         let result = {
             let mut ctx = DecodeContext { target: &mut self.target, prompt: &prompt, sampler: &mut sampler, sink: &mut sink, stats: &mut stats };
@@ -313,6 +314,7 @@ impl Pipeline {
         stats.committed_tokens = tokens.len() + usize::from(stop_token);
         stats.backend_seconds = self.target.backend_seconds() + self.strategy.backend_seconds() - backend_before;
         stats.backend_calls = self.target.backend_calls() + self.strategy.backend_calls() - calls_before;
+        stats.target_passes = self.target.pass_totals().since(&passes_before);
         stats.decode_seconds = (start.elapsed().as_secs_f64() - stats.prefill_seconds).max(0.0);
         Ok(Output { text, tokens, finish_reason, stats })
     }

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::model::PassTotals;
+
 /// Strategy-specific statistics, typed per strategy. Serialized without a tag (the object of the variant, or
 /// `null`), so JSON consumers read e.g. `details.levels` directly.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -114,6 +116,9 @@ pub struct Stats {
     pub tokenize_seconds: f64,
     /// Seconds spent turning generated ids into text (streaming detokenizer), inside `decode_seconds`.
     pub detokenize_seconds: f64,
+    /// The target's passes after the prompt, by their number of tokens (steps, chain and tree verification):
+    /// the verify cost curve as this generation met it (engine/model/pass_totals.rs).
+    pub target_passes: PassTotals,
 }
 
 impl Stats {
@@ -219,6 +224,7 @@ impl Stats {
             "tokenize_seconds": self.tokenize_seconds,
             "detokenize_seconds": self.detokenize_seconds,
             "text_share": self.text_share(),
+            "target_passes": self.target_passes,
             "details": self.details,
         })
     }

@@ -49,3 +49,37 @@ fn every_models_run_calls_are_counted() {
     let ngram = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
     assert_eq!(ngram.stats.backend_calls, ngram.stats.target_calls as u64);
 }
+
+#[test]
+fn each_generation_counts_its_target_passes_by_size() {
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
+    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 256\n{SPECULATIVE_YAML}"));
+    let mut p = Pipeline::load(&cfg).unwrap();
+    // A prompt that repeats itself, so prompt lookup drafts and verifies chains.
+    let prompt: Vec<u32> = (3..20).chain(3..20).collect();
+
+    // AR: 23 one-token steps after the prefill, and nothing else (the 34-token prompt is not a pass of the curve).
+    p.set_strategy(StrategyConfig::Ar {}).unwrap();
+    let ar = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
+    let rows = ar.stats.target_passes.rows();
+    assert_eq!(rows.iter().map(|r| (r.tokens, r.calls)).collect::<Vec<_>>(), vec![(1, 23)], "{rows:?}");
+    assert!(rows[0].mean_ms > 0.0 && rows[0].steps == 1.0);
+
+    // Speculative: every target call after the prefill is one counted pass, of 1 + its drafts' tokens; a second
+    // generation counts only its own (the model's totals keep growing, each request takes the difference).
+    p.set_strategy(StrategyConfig::Speculative {
+        drafter: DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None },
+        window: WindowConfig { policy: WindowPolicyKind::Static, k: 3, fallback: false, ..Default::default() },
+        allow_lossy: false,
+    })
+    .unwrap();
+    for _ in 0..2 {
+        let spec = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
+        let passes = &spec.stats.target_passes;
+        assert_eq!(passes.total_calls(), spec.stats.target_calls as u64 - 1, "{:?}", passes.rows());
+        assert!(passes.rows().iter().any(|r| r.tokens == 4), "static k = 3 verifies 4-token chains: {:?}", passes.rows());
+        let drafted: u64 = passes.rows().iter().map(|r| (r.tokens as u64 - 1) * r.calls).sum();
+        assert_eq!(drafted, spec.stats.drafted as u64, "each pass carries the pending token and the round's drafts");
+    }
+}

@@ -300,6 +300,8 @@ fn row(
             identical_to_ar: (strategy != "ar").then(|| run.texts == ar.texts),
             overhead_share: (1.0 - run.backend_seconds / run.total_seconds.max(1e-9)).clamp(0.0, 1.0),
             peak_rss_mb: peak_rss_mb(),
+            // NAT is one encoder pass per input, not a decoder's steps.
+            target_passes: Default::default(),
         },
         bleu,
         chrf,

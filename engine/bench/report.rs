@@ -9,6 +9,7 @@ use super::prompts::BenchPrompt;
 use super::BenchMatrix;
 use crate::error::{Error, Result};
 use crate::generate::Output;
+use crate::model::PassTotals;
 
 /// One row of results.json: a pipeline's strategy on one category (or `overall`).
 #[derive(Debug, Clone, Serialize)]
@@ -54,6 +55,9 @@ pub struct ResultRow {
     pub overhead_share: f64,
     /// Peak resident memory of the benchmark process so far, MiB.
     pub peak_rss_mb: f64,
+    /// The target's passes after the prompts, by number of tokens (mean ms, and in steps of this row's own
+    /// one-token passes): the verify cost curve as decoding met it.
+    pub target_passes: PassTotals,
 }
 
 /// Draft tokens proposed and accepted at each draft position (index 0 = the first draft token of a step).
@@ -192,6 +196,10 @@ impl ResultRow {
             identical_to_ar: (strategy != "ar").then(|| outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens)),
             overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
             peak_rss_mb,
+            target_passes: outputs.iter().fold(PassTotals::default(), |mut t, o| {
+                t.merge(&o.stats.target_passes);
+                t
+            }),
         }
     }
 }
@@ -235,6 +243,10 @@ pub(crate) fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
                 identical_to_ar: group.iter().map(|r| r.identical_to_ar).try_fold(true, |all, r| r.map(|r| all && r)),
                 overhead_share: w(&|r| r.overhead_share),
                 peak_rss_mb: group.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
+                target_passes: group.iter().fold(PassTotals::default(), |mut t, r| {
+                    t.merge(&r.target_passes);
+                    t
+                }),
             })
         })
         .collect()
@@ -327,6 +339,7 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow], overheads: &[Overhea
             r.peak_rss_mb
         ));
     }
+    s.push_str(&passes_markdown(rows));
     if !latency.is_empty() {
         s.push_str("\n| pipeline | context | median ms/token | p90 ms/token |\n|---|---|---|---|\n");
         for l in latency {
@@ -336,6 +349,25 @@ pub fn markdown(rows: &[ResultRow], latency: &[LatencyRow], overheads: &[Overhea
     if !overheads.is_empty() {
         s.push('\n');
         s.push_str(&super::overhead::markdown(overheads));
+    }
+    s
+}
+
+/// "Target passes in decode": per pipeline and strategy (the `overall` row where there is one), each pass size's
+/// mean cost in one-token steps of the same row, ms and count. Empty when no row counted a pass.
+fn passes_markdown(rows: &[ResultRow]) -> String {
+    let has_overall = |r: &ResultRow| rows.iter().any(|o| o.category == "overall" && o.pipeline == r.pipeline && o.strategy == r.strategy);
+    let shown: Vec<&ResultRow> = rows.iter().filter(|r| r.target_passes.total_calls() > 0 && (r.category == "overall" || !has_overall(r))).collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "\nTarget passes in decode (tokens: mean cost in one-token steps of the same row, mean ms, passes):\n\n| pipeline | strategy | category | passes |\n|---|---|---|---|\n",
+    );
+    for r in shown {
+        let cells: Vec<String> =
+            r.target_passes.rows().iter().map(|p| format!("{}: {:.2} ({:.2} ms, {})", p.tokens, p.steps, p.mean_ms, p.calls)).collect();
+        s.push_str(&format!("| {} | {} | {} | {} |\n", r.pipeline, r.strategy, r.category, cells.join("; ")));
     }
     s
 }
@@ -427,5 +459,29 @@ mod tests {
         assert_eq!(rows[2].speedup_vs_fastest_ar, 0.8);
         fill_speedup_vs_fastest_ar(&mut rows, Some("missing"));
         assert_eq!(rows[2].speedup_vs_fastest_ar, 0.8);
+    }
+
+    #[test]
+    fn pass_costs_are_summed_over_outputs_and_reported_in_steps_of_the_same_row() {
+        let with_passes = |one: f64, three: f64| {
+            let mut o = output(10, 0.1, 0.0, &[], &[]);
+            o.stats.target_passes.add(1, one);
+            o.stats.target_passes.add(3, three);
+            o
+        };
+        let outputs = vec![with_passes(0.004, 0.006), with_passes(0.006, 0.009)];
+        let row = ResultRow::from_outputs("p", "speculative", "m", "code", &outputs, &outputs, Some(1.0), 0.0);
+        let passes = row.target_passes.rows();
+        assert_eq!(passes.iter().map(|p| (p.tokens, p.calls)).collect::<Vec<_>>(), vec![(1, 2), (3, 2)]);
+        assert!((passes[1].steps - 1.5).abs() < 1e-9 && (passes[0].mean_ms - 5.0).abs() < 1e-9);
+        let mut second = row.clone();
+        second.category = "chat".into();
+        let mut rows = vec![row, second];
+        rows.extend(overall_rows(&rows));
+        assert_eq!(rows[2].target_passes.total_calls(), 8, "the overall row sums its categories");
+        let md = passes_markdown(&rows);
+        assert!(md.contains("| p | speculative | overall | 1: 1.00 (5.00 ms, 4); 3: 1.50 (7.50 ms, 4) |"), "{md}");
+        assert!(!md.contains("| code |"), "categories are folded into their overall row: {md}");
+        assert!(passes_markdown(&[ResultRow::from_outputs("p", "ar", "m", "c", &[output(1, 0.1, 0.0, &[], &[])], &[], None, 0.0)]).is_empty());
     }
 }

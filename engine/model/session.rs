@@ -8,6 +8,7 @@ use crate::backend::{Backend, DecoderGraph};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::model::mask::{self, TokenTree};
+use crate::model::pass_totals::PassTotals;
 
 /// The default KV capacity when the config does not set `context_length`.
 pub(crate) const DEFAULT_CONTEXT: usize = 2048;
@@ -24,6 +25,8 @@ pub struct LanguageModel {
     pending_tree: usize,
     /// Run one-token steps as two-token passes (see [`LanguageModel::set_batch_invariant`]).
     pad_single_steps: bool,
+    /// Steps, chain and tree passes by their number of tokens (prompt prefill not counted).
+    passes: PassTotals,
 }
 
 impl LanguageModel {
@@ -36,7 +39,7 @@ impl LanguageModel {
             return Err(Error::model(dir, format!("context_length {capacity} exceeds the model's {max} positions")));
         }
         let graph = backend.open_decoder(&manifest, capacity)?;
-        Ok(LanguageModel { manifest, graph, len: 0, pending_tree: 0, pad_single_steps: false })
+        Ok(LanguageModel { manifest, graph, len: 0, pending_tree: 0, pad_single_steps: false, passes: PassTotals::default() })
     }
 
     /// The model's manifest.
@@ -114,7 +117,8 @@ impl LanguageModel {
             let rows = &mut self.graph.inputs_mut().logits_rows;
             rows.clear();
             rows.push(chunk.len() as i64 - 1);
-            self.run_staged()?;
+            // A one-token append is a decode step; more is a prompt (or its chunk): not a pass of the decode curve.
+            self.run_staged(usize::from(tokens.len() == 1))?;
             self.len += chunk.len();
         }
         Ok(self.last_logits(1))
@@ -142,7 +146,7 @@ impl LanguageModel {
         let staged = &mut self.graph.inputs_mut().logits_rows;
         staged.clear();
         staged.extend((tokens.len() - rows) as i64..tokens.len() as i64);
-        self.run_staged()?;
+        self.run_staged(tokens.len())?;
         self.len += tokens.len();
         Ok(self.last_logits(rows))
     }
@@ -162,7 +166,7 @@ impl LanguageModel {
         tree.bias_and_positions(self.len, &mut staged.attention_bias, &mut staged.position_ids);
         staged.logits_rows.clear();
         staged.logits_rows.extend(0..tree.len() as i64);
-        self.run_staged()?;
+        self.run_staged(tree.len())?;
         self.pending_tree = tree.len();
         Ok(self.last_logits(tree.len()))
     }
@@ -211,9 +215,21 @@ impl LanguageModel {
         self.graph.inspector().map(|i| i.read_kv(self.len))
     }
 
-    /// Runs the graph over the staged inputs (ids, positions, bias, logits rows) on top of the committed cache.
-    fn run_staged(&mut self) -> Result<()> {
-        self.graph.run(self.len)
+    /// Runs the graph over the staged inputs (ids, positions, bias, logits rows) on top of the committed cache,
+    /// counting it as a pass of `tokens` tokens (0: not counted).
+    fn run_staged(&mut self, tokens: usize) -> Result<()> {
+        let t0 = std::time::Instant::now();
+        self.graph.run(self.len)?;
+        if tokens > 0 {
+            self.passes.add(tokens, t0.elapsed().as_secs_f64());
+        }
+        Ok(())
+    }
+
+    /// Every step, chain and tree pass this model ran, by its number of tokens (prompt prefill not counted); a
+    /// generation's own are the difference of two reads.
+    pub fn pass_totals(&self) -> &PassTotals {
+        &self.passes
     }
 
     /// One token as a two-row pass: [token, token] at positions [len, len + 1], logits for row 0 only.
@@ -222,7 +238,8 @@ impl LanguageModel {
         let rows = &mut self.graph.inputs_mut().logits_rows;
         rows.clear();
         rows.push(0);
-        self.run_staged()?;
+        // Counted as the one-token step it is (its second row is padding).
+        self.run_staged(1)?;
         self.len += 1;
         Ok(())
     }
