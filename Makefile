@@ -170,6 +170,10 @@ qwen: $(addsuffix /manifest.json,$(QWEN_ALL))
 
 # Qwen2.5-Coder-1.5B's Q4_K_M file on the engine's own kernels (Q4_K/Q6_K blocks as stored; issue 14).
 QWEN_GGML := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml
+# The exports with hidden states the Qwen draft heads run on (defined here: rules above their recipes name them,
+# and make expands a rule's prerequisites where it reads the rule).
+QWEN_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-hs
+QWEN_GGML_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml-hs
 $(QWEN_GGML)/manifest.json: $(GGUF_CACHE)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf $(VENV)/.stamp
 	$(VPY) -m export gguf $< --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(QWEN_GGML)
 # ... with a float16 KV cache (half the bytes attention reads per cached token: the 2,000-token latency).
@@ -643,7 +647,8 @@ bench-hybrid-lookup: setup datasets release $(MODELS)/smollm2-135m-instruct-int4
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-medusa-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/hybrid-lookup-smollm2.yaml --out bench-out/hybrid-lookup-smollm2
 	$(VPY) -m export.plot_bench bench-out/hybrid-lookup-smollm2/results.json
-bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json
+bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json \
+		$(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/hybrid-lookup-qwen.yaml --out bench-out/hybrid-lookup-qwen
 	$(VPY) -m export.plot_bench bench-out/hybrid-lookup-qwen/results.json
 
@@ -697,8 +702,6 @@ bench-kernels-heads: setup datasets release $(SMOL_DEFAULT)/manifest.json $(MODE
 # (125 vs 56-65 tok/s on a Zen 4, 2026-12-04). `QWEN_CACHE_BACKEND=torch` keeps the torch target (export/torch_target.py,
 # the GGUF's weights with bf16 products: ~183 tok/s on a Xeon with AMX, 93% argmax agreement with the engine).
 # Not part of `make test` (the GGUF is ~1 GB; the cache ~35 min, each head <= 40 min at 2 threads).
-QWEN_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-hs
-QWEN_GGML_HS := $(MODELS)/qwen2.5-coder-1.5b-instruct-int4-ggml-hs
 QWEN_HEAD_CACHE := .cache/heads-qwen
 QWEN_HEAD_MINUTES ?= 40
 QWEN_CACHE_MINUTES ?= 35
