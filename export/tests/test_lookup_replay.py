@@ -84,3 +84,32 @@ def test_tokens_are_conserved():
         assert abs(res["c"]["tau"] - res["c"]["tokens"] / res["c"]["calls"]) < 1e-12, kw
         per[str(kw)] = res["c"]["tau"]
     assert per[str({"perfect_stop": True})] >= per[str({})]
+
+
+def test_the_report_rows_follow_the_corpus(tmp_path, monkeypatch):
+    """Without a corpus every row but the corpus ones is replayed (the shipped row is then the corpus-free one);
+    with one, all of them."""
+    records = tmp_path / "records.jsonl"
+    with open(records, "w") as f:
+        for pipeline, strategy in [("ar", "ar"), ("lookup", "speculative")]:
+            f.write(json.dumps({"pipeline": pipeline, "strategy": strategy, "category": "code", "id": "0",
+                                "prompt": "p", "chat": False, "output_ids": [1, 2, 3, 1, 2, 3, 1, 2, 3],
+                                "new_tokens": 9, "target_calls": 5}) + "\n")
+    curve = tmp_path / "curve.json"
+    curve.write_text(json.dumps({"points": [[1, 1.0], [13, 2.0]]}))
+    monkeypatch.setattr(lr, "trajectories_of", lambda recs, target: [("code", [1, 2, 3], r["output_ids"]) for r in recs])
+    out = tmp_path / "report.json"
+    base = ["--records", str(records), "--pipeline", "ar", "--engine-pipeline", "lookup", "--target", "unused",
+            "--curve", f"c={curve}", "--json", str(out)]
+    assert lr.main(base) == 0
+    report = json.loads(out.read_text())
+    assert [r["name"] for r in report["rows"]] == ["shipped", "perfect stop (ceiling)", "n_min 1", "match ratio 2"]
+    assert report["engine_tau"]["code"] == 9 / 5
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    import numpy as np
+    np.asarray([1, 2, 3, 4, lr.DOCUMENT_END, 1, 2, 3, 4], dtype="<u4").tofile(corpus / "tokens.bin")
+    (corpus / "corpus.json").write_text(json.dumps({"tokens_file": "tokens.bin"}))
+    assert lr.main(base + ["--corpus", str(corpus)]) == 0
+    names = [r["name"] for r in json.loads(out.read_text())["rows"]]
+    assert names == ["shipped", "perfect stop (ceiling)", "no corpus", "corpus 1/2", "n_min 1", "match ratio 2"]
