@@ -13,8 +13,9 @@ round verifying n drafts costs the curve's (n + 1)-token pass in one-token steps
 modelled speedup = tokens / steps (decode only: no prefill, no per-round overhead outside the pass).
 
 The drafter and the policy mirror the engine's (engine/strategy/speculative/ngram.rs `NgramDrafter::draft`,
-corpus.rs `LookupCorpus::draft`, window.rs `CostModel`); the report puts the replay's tau next to the engine's own
-tau from the same records (the shipped pipeline, `--engine-pipeline`) so a drift of the mirror shows. Rows:
+corpus.rs `LookupCorpus::draft`, window.rs `CostModel`; the payoff guard, which rarely stops lookup, is not
+modelled); the report puts the replay's tau next to the engine's own tau from the same records (the shipped
+pipeline, `--engine-pipeline`) so a drift of the mirror shows. Rows:
 - `shipped`: the settings of configs/smollm2-ngram.yaml (n 8..2, match ratio 1, window 1024, corpus of 2 tokens,
   cost-model window k 1..12);
 - `perfect stop`: the same continuations (up to 12 tokens, match ratio off) cut to their right prefix before
