@@ -655,9 +655,9 @@ bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QW
 # What prompt lookup could still gain (issue 12; docs/HEADS.md "The lookup ceiling"): the shipped lookup pipeline
 # beside the fastest AR, then its AR trajectories replayed offline through the n-gram drafter, priced with the
 # target passes that pipeline's decode ran (results.json) and with examples/pass_cost's isolated curve, no target
-# call (~4 minutes). Tables on stdout, bench-out/lookup-replay/replay.json.
+# call (~4 minutes). Tables on stdout, bench-out/lookup-replay/replay.json and lookup-ceiling.png.
 .PHONY: lookup-replay
-lookup-replay: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json
+lookup-replay: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json
 	cargo build --release --example pass_cost
 	./target/release/specrt bench --config configs/bench/lookup-replay-smollm2.yaml --out bench-out/lookup-replay
 	./target/release/examples/pass_cost $(MODELS)/smollm2-135m-instruct-int4-ggml --context 256 --max 13 --rounds 30 \
@@ -665,7 +665,8 @@ lookup-replay: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/
 	$(VPY) -m export.lookup_replay --records bench-out/lookup-replay/records.jsonl --pipeline smollm2-int4-ggml-ar \
 		--engine-pipeline smollm2-int4-ggml-ngram-match-corpus --target $(MODELS)/smollm2-135m-instruct-int4-ggml \
 		--corpus $(SMOL_CORPUS) --curve decode=bench-out/lookup-replay/results.json@smollm2-int4-ggml-ngram-match-corpus \
-		--curve isolated=bench-out/lookup-replay/pass-cost.json --json bench-out/lookup-replay/replay.json
+		--curve isolated=bench-out/lookup-replay/pass-cost.json --json bench-out/lookup-replay/replay.json \
+		--plot bench-out/lookup-replay/lookup-ceiling.png
 
 # The weight panels on transparent huge pages vs 4 KiB pages (SPECRT_NO_HUGE_PAGES=1), in alternating processes of
 # the same binary: one-token and two-token pass costs (examples/pass_cost), then plain decoding end to end

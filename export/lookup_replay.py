@@ -331,10 +331,49 @@ def markdown(report: dict) -> str:
                      + ", ".join(f"{c} {t:.2f}" for c, t in sorted(report["engine_tau"].items())))
     lines.append("\n| match length | " + " | ".join(f"draft {j}" for j in ["1", "2", "3", "4", "5", "6+"]) + " |")
     lines.append("|---|" + "---|" * 6)
-    for label, row in report["by_match_length"].items():
+    order = ["corpus", "2", "3", "4-5", "6-8", "9-16", "17-64"]
+    for label, row in sorted(report["by_match_length"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
         cells = [f"{row[j]['p']:.2f} ({row[j]['n']})" if j in row else "" for j in ["1", "2", "3", "4", "5", "6+"]]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def plot(report: dict, path: str) -> None:
+    """Left: modelled speedup per category, shipped vs perfect stop, for each curve. Right: acceptance of draft j
+    (given drafts < j right) by the length of the match behind the context's suffix."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    cats = [c for c in report["rows"][0]["figures"] if c != "overall"] + ["overall"]
+    bars = [(r["curve"], r["name"], r["figures"]) for r in report["rows"]
+            if r["name"] in ("shipped", "perfect stop (ceiling)")]
+    w = 0.8 / max(len(bars), 1)
+    for i, (curve, name, fig_) in enumerate(bars):
+        left.bar([c + i * w for c in range(len(cats))], [fig_[c]["speedup"] for c in cats], w,
+                 label=f"{name}, `{curve}` curve")
+    left.axhline(1.0, color="k", lw=0.6)
+    left.set_ylim(0, 1.35 * max((f[c]["speedup"] for _, _, f in bars for c in cats), default=1.0))
+    left.set_xticks([c + 0.4 - w / 2 for c in range(len(cats))], cats)
+    left.set_ylabel("modelled decode speedup vs AR")
+    left.legend(fontsize=7, ncol=2, loc="upper center")
+    left.grid(axis="y", alpha=0.3)
+    left.set_title("prompt lookup, replayed", fontsize=9)
+    depths = ["1", "2", "3", "4", "5", "6+"]
+    order = ["corpus", "2", "3", "4-5", "6-8", "9-16", "17-64"]
+    for label, row in sorted(report["by_match_length"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
+        xs = [j for j, d in enumerate(depths) if d in row and row[d]["n"] >= 10]
+        right.plot([x + 1 for x in xs], [100 * row[depths[x]]["p"] for x in xs], marker="o", label=label)
+    right.set_xticks(range(1, 7), depths)
+    right.set_xlabel("draft position")
+    right.set_ylabel("right, given the earlier drafts right (%)")
+    right.legend(title="match length", fontsize=7, title_fontsize=7)
+    right.grid(alpha=0.3)
+    right.set_title("acceptance by how far the match extends", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    log(f"wrote {path}")
 
 
 def main(argv=None) -> int:
@@ -348,6 +387,7 @@ def main(argv=None) -> int:
                    help="NAME=PATH: an engine cost-curve cache file or examples/pass_cost JSON (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="for the corpus halving row")
     p.add_argument("--json", help="write the report here")
+    p.add_argument("--plot", help="draw the report as a PNG here (needs matplotlib)")
     a = p.parse_args(argv)
     trajectories = trajectories_of(load_records(a.records, a.pipeline), a.target)
     log(f"{len(trajectories)} trajectories, {sum(len(t[2]) for t in trajectories)} tokens")
@@ -380,6 +420,8 @@ def main(argv=None) -> int:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)
         log(f"wrote {a.json}")
+    if a.plot:
+        plot(report, a.plot)
     return 0
 
 
