@@ -113,3 +113,17 @@ def test_the_report_rows_follow_the_corpus(tmp_path, monkeypatch):
     assert lr.main(base + ["--corpus", str(corpus)]) == 0
     names = [r["name"] for r in json.loads(out.read_text())["rows"]]
     assert names == ["shipped", "perfect stop (ceiling)", "no corpus", "corpus 1/2", "n_min 1", "match ratio 2"]
+
+
+def test_the_plot_is_drawn(tmp_path):
+    import pytest
+    pytest.importorskip("matplotlib")
+    flat = lr.Curve([(1, 1.0), (16, 1.0)])
+    trajectories = [("code", list(range(100, 140)), list(range(100, 130)))]
+    rows = [{"curve": "flat", "name": name, "figures": lr.replay(trajectories, flat, None, perfect_stop=stop)}
+            for name, stop in [("shipped", False), ("perfect stop (ceiling)", True)]]
+    report = {"rows": rows, "by_match_length": lr.acceptance_by_match_length(trajectories, None)}
+    assert report["by_match_length"]["17-64"]["1"]["p"] == 1.0, "a copied prompt: long matches, always right"
+    out = tmp_path / "ceiling.png"
+    lr.plot(report, str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
