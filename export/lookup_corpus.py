@@ -118,6 +118,26 @@ def write(docs: list[list[int]], target: str, out: str, sources: dict) -> dict:
     return manifest
 
 
+def read(folder: str) -> list[list[int]]:
+    """The documents of a corpus folder `write` made (its tokens file, split at DOCUMENT_END)."""
+    import numpy as np
+
+    with open(os.path.join(folder, "corpus.json")) as f:
+        meta = json.load(f)
+    ids = np.fromfile(os.path.join(folder, meta["tokens_file"]), dtype="<u4").tolist()
+    docs, cur = [], []
+    for t in ids:
+        if t == DOCUMENT_END:
+            if cur:
+                docs.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    if cur:
+        docs.append(cur)
+    return docs
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="+", help="JSONL files (answer_ids [+ prompt_ids], tokens, or text per line)")
     p.add_argument("--target", required=True, help="the model folder whose tokenizer the ids belong to")

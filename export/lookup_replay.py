@@ -35,8 +35,7 @@ import sys
 
 from .head_data import chatml, default_system
 from .head_gap import load_records
-
-DOCUMENT_END = 0xFFFFFFFF
+from .lookup_corpus import DOCUMENT_END, read as read_corpus  # noqa: F401 (DOCUMENT_END re-exported for tests)
 
 
 def log(msg: str) -> None:
@@ -104,26 +103,6 @@ class Corpus:
             out.append(token)
             tail = (tail + [token])[-self.n_max:]
         return out
-
-
-def read_corpus(folder: str) -> list:
-    """The documents of a lookup corpus folder (tokens.bin, DOCUMENT_END between documents)."""
-    import numpy as np
-
-    with open(os.path.join(folder, "corpus.json")) as f:
-        meta = json.load(f)
-    ids = np.fromfile(os.path.join(folder, meta["tokens_file"]), dtype="<u4").tolist()
-    docs, cur = [], []
-    for t in ids:
-        if t == DOCUMENT_END:
-            if cur:
-                docs.append(cur)
-            cur = []
-        else:
-            cur.append(t)
-    if cur:
-        docs.append(cur)
-    return docs
 
 
 class Curve:

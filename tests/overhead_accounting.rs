@@ -18,16 +18,31 @@ fn onnx_runtime_reports_its_fixed_costs_per_call_and_per_node() {
     assert!(cost.per_node_seconds > 0.0 && cost.per_node_seconds < 1e-3, "{cost:?}");
 }
 
+/// The tiny model's speculative pipeline, its cost-curve cache in a temporary folder (kept alive by the caller).
+fn tiny_pipeline() -> (tempfile::TempDir, Pipeline) {
+    let dir = tempfile::tempdir().unwrap();
+    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
+    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 256\n{SPECULATIVE_YAML}"));
+    let p = Pipeline::load(&cfg).unwrap();
+    (dir, p)
+}
+
+/// Speculative decoding with `drafter`, a static window of 3 drafts and no payoff guard.
+fn static_k3(drafter: DrafterConfig) -> StrategyConfig {
+    StrategyConfig::Speculative {
+        drafter,
+        window: WindowConfig { policy: WindowPolicyKind::Static, k: 3, fallback: false, ..Default::default() },
+        allow_lossy: false,
+    }
+}
+
 fn request(prompt: &[u32], max_tokens: usize) -> GenerationRequest {
     GenerationRequest { prompt: Some(Prompt::Tokens(prompt.to_vec())), max_tokens: Some(max_tokens), ignore_eos: true, ..Default::default() }
 }
 
 #[test]
 fn every_models_run_calls_are_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
-    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 256\n{SPECULATIVE_YAML}"));
-    let mut p = Pipeline::load(&cfg).unwrap();
+    let (_dir, mut p) = tiny_pipeline();
     let prompt: Vec<u32> = (3..40).collect();
 
     // AR: the target's calls are all the calls (one prefill + one per further token).
@@ -37,25 +52,17 @@ fn every_models_run_calls_are_counted() {
     assert_eq!(ar.stats.target_calls, 24, "prefill gives the first token, 23 steps the rest");
 
     // A draft model: its calls are counted on top of the target's (negative control: the n-gram drafter has none).
-    let spec = |drafter| StrategyConfig::Speculative {
-        drafter,
-        window: WindowConfig { policy: WindowPolicyKind::Static, k: 3, fallback: false, ..Default::default() },
-        allow_lossy: false,
-    };
-    p.set_strategy(spec(DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") })).unwrap();
+    p.set_strategy(static_k3(DrafterConfig::DraftModel { model: model_dir("tiny-draft-fp32") })).unwrap();
     let drafted = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
     assert!(drafted.stats.backend_calls > drafted.stats.target_calls as u64 + 3, "{:?}", drafted.stats);
-    p.set_strategy(spec(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None })).unwrap();
+    p.set_strategy(static_k3(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None })).unwrap();
     let ngram = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
     assert_eq!(ngram.stats.backend_calls, ngram.stats.target_calls as u64);
 }
 
 #[test]
 fn each_generation_counts_its_target_passes_by_size() {
-    let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("SPECRT_CACHE_DIR", dir.path().join("cache"));
-    let cfg = pipeline_yaml(dir.path(), &tiny(), &format!("context_length: 256\n{SPECULATIVE_YAML}"));
-    let mut p = Pipeline::load(&cfg).unwrap();
+    let (_dir, mut p) = tiny_pipeline();
     // A prompt that repeats itself, so prompt lookup drafts and verifies chains.
     let prompt: Vec<u32> = (3..20).chain(3..20).collect();
 
@@ -68,12 +75,7 @@ fn each_generation_counts_its_target_passes_by_size() {
 
     // Speculative: every target call after the prefill is one counted pass, of 1 + its drafts' tokens; a second
     // generation counts only its own (the model's totals keep growing, each request takes the difference).
-    p.set_strategy(StrategyConfig::Speculative {
-        drafter: DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None },
-        window: WindowConfig { policy: WindowPolicyKind::Static, k: 3, fallback: false, ..Default::default() },
-        allow_lossy: false,
-    })
-    .unwrap();
+    p.set_strategy(static_k3(DrafterConfig::Ngram { n_max: 3, n_min: 1, window: 1024, match_ratio: 0.0, corpus: None })).unwrap();
     for _ in 0..2 {
         let spec = p.generate(&request(&prompt, 24), &mut |_| true).unwrap();
         let passes = &spec.stats.target_passes;

@@ -196,10 +196,7 @@ impl ResultRow {
             identical_to_ar: (strategy != "ar").then(|| outputs.len() == ar.len() && outputs.iter().zip(ar).all(|(a, b)| a.tokens == b.tokens)),
             overhead_share: mean(outputs.iter().map(|o| o.stats.overhead_share())),
             peak_rss_mb,
-            target_passes: outputs.iter().fold(PassTotals::default(), |mut t, o| {
-                t.merge(&o.stats.target_passes);
-                t
-            }),
+            target_passes: PassTotals::sum(outputs.iter().map(|o| &o.stats.target_passes)),
         }
     }
 }
@@ -243,10 +240,7 @@ pub(crate) fn overall_rows(rows: &[ResultRow]) -> Vec<ResultRow> {
                 identical_to_ar: group.iter().map(|r| r.identical_to_ar).try_fold(true, |all, r| r.map(|r| all && r)),
                 overhead_share: w(&|r| r.overhead_share),
                 peak_rss_mb: group.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
-                target_passes: group.iter().fold(PassTotals::default(), |mut t, r| {
-                    t.merge(&r.target_passes);
-                    t
-                }),
+                target_passes: PassTotals::sum(group.iter().map(|r| &r.target_passes)),
             })
         })
         .collect()

@@ -38,24 +38,34 @@ impl PassTotals {
         if tokens == 0 || tokens > COUNTED_PASS_TOKENS {
             return;
         }
-        if self.calls.len() < tokens {
-            self.calls.resize(tokens, 0);
-            self.seconds.resize(tokens, 0.0);
-        }
+        self.grow(tokens);
         self.calls[tokens - 1] += 1;
         self.seconds[tokens - 1] += seconds;
     }
 
+    /// Room for passes of up to `sizes` tokens.
+    fn grow(&mut self, sizes: usize) {
+        if self.calls.len() < sizes {
+            self.calls.resize(sizes, 0);
+            self.seconds.resize(sizes, 0.0);
+        }
+    }
+
     /// Adds `other`'s passes to these.
     pub fn merge(&mut self, other: &PassTotals) {
+        self.grow(other.calls.len());
         for (i, (&c, &s)) in other.calls.iter().zip(&other.seconds).enumerate() {
-            if self.calls.len() <= i {
-                self.calls.resize(i + 1, 0);
-                self.seconds.resize(i + 1, 0.0);
-            }
             self.calls[i] += c;
             self.seconds[i] += s;
         }
+    }
+
+    /// The passes of all of `parts` together.
+    pub fn sum<'a>(parts: impl IntoIterator<Item = &'a PassTotals>) -> PassTotals {
+        parts.into_iter().fold(PassTotals::default(), |mut t, p| {
+            t.merge(p);
+            t
+        })
     }
 
     /// The passes counted after `before` was taken (of the same model): these totals minus `before`'s. Totals
