@@ -356,7 +356,16 @@ def plot(report: dict, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """The CLI; an unreadable input (missing file, broken JSON, a curve without the expected fields) is a one-line
+    error naming it, not a traceback."""
+    try:
+        return run(argv)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        raise SystemExit(f"lookup_replay: {type(e).__name__}: {e}")
+
+
+def run(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m export.lookup_replay", description=__doc__.split("\n\n")[0])
     p.add_argument("--records", required=True, help="records.jsonl of a specrt bench run")
     p.add_argument("--pipeline", required=True, help="the AR pipeline whose trajectories are replayed")
     p.add_argument("--engine-pipeline", help="the shipped lookup pipeline of the same run (its tau is printed beside)")
@@ -368,18 +377,18 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the report here")
     p.add_argument("--plot", help="draw the report as a PNG here (needs matplotlib)")
     a = p.parse_args(argv)
+    curves = {}  # first: a bad curve is reported before the replay's slow parts
+    for spec in a.curve:
+        name, _, path = spec.partition("=")
+        if not path:
+            raise SystemExit(f"--curve {spec}: expected NAME=PATH")
+        curves[name] = Curve.load(path)
     trajectories = trajectories_of(load_records(a.records, a.pipeline), a.target)
     log(f"{len(trajectories)} trajectories, {sum(len(t[2]) for t in trajectories)} tokens")
     docs = read_corpus(a.corpus) if a.corpus else []
     corpus = Corpus(docs) if docs else None
     rng = random.Random(a.seed)
     half = Corpus([d for d in docs if rng.random() < 0.5]) if docs else None
-    curves = {}
-    for spec in a.curve:
-        name, _, path = spec.partition("=")
-        if not path:
-            raise SystemExit(f"--curve {spec}: expected NAME=PATH")
-        curves[name] = Curve.load(path)
     rows = []
     for name, curve in curves.items():
         variants = [("shipped", dict(corpus=corpus)), ("perfect stop (ceiling)", dict(corpus=corpus, perfect_stop=True)),

@@ -127,3 +127,19 @@ def test_the_plot_is_drawn(tmp_path):
     out = tmp_path / "ceiling.png"
     lr.plot(report, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unreadable_inputs_are_one_line_errors(tmp_path):
+    import pytest
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps({"pipeline": "ar", "strategy": "ar", "category": "c", "id": "0", "prompt": "p",
+                                  "chat": False, "output_ids": [1, 2]}) + "\n")
+    with pytest.raises(SystemExit, match="nope.json"):
+        lr.main(["--records", str(records), "--pipeline", "ar", "--target", str(tmp_path), "--curve",
+                 f"c={tmp_path / 'nope.json'}"])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit, match="lookup_replay: JSONDecodeError"):
+        lr.main(["--records", str(records), "--pipeline", "ar", "--target", str(tmp_path), "--curve", f"c={bad}"])
+    with pytest.raises(SystemExit, match="expected NAME=PATH"):
+        lr.main(["--records", str(records), "--pipeline", "ar", "--target", str(tmp_path), "--curve", "c"])
