@@ -17,13 +17,25 @@
 //! known whether node i holds the target's next token even when i was past the budget (the token after the path
 //! is the bonus), so the node just past the budget is always observed: the policy explores larger trees for free.
 //! Drafting goes only as deep as that: [`NodeBudget::depth_hint`] is the last budget (its drafts plus the
-//! look-ahead node), which saves EAGLE, whose head runs once per depth, the calls nobody would verify.
+//! look-ahead node).
+//!
+//! A head that runs once per depth (EAGLE) pays for depth as well as for nodes: drafting d tokens deep is d head
+//! calls, so for it ([`NodeBudget::priced_per_depth`]) the drafting cost is `call_seconds x depth(n)` (the running
+//! seconds of one call times the depth of the n-node prefix) instead of one constant, and the look-ahead depth is
+//! drafted only every [`EXPLORE_EVERY`]-th round (it is a whole call, not a free node). Why: on Qwen2.5-Coder-1.5B
+//! the EAGLE hybrid drafting 2-3 deep spent 0.12 of a target step per round on head calls and ran at 1.19x the
+//! fastest AR, against 1.24x with `max_depth: 1` set by hand (docs/HEADS.md); priced per call, the budget finds
+//! the shallow tree itself.
 
 use super::cost::CostCurve;
 use crate::model::TokenTree;
 
 /// Acceptance a node starts a pipeline with: optimistic, so larger trees are tried and their value learned.
 const PRIOR: f64 = 0.5;
+
+/// A per-depth head drafts one level past its budget's depth in one round of this many (the look-ahead that keeps
+/// the next depth's acceptance learnt costs a head call, so it is not taken every round).
+pub(crate) const EXPLORE_EVERY: u64 = 4;
 
 /// Chooses how many nodes of each round's tree to verify.
 #[derive(Debug, Clone)]
@@ -39,6 +51,14 @@ pub(crate) struct NodeBudget {
     reach: Vec<f64>,
     /// Nodes chosen in the last round (the root included).
     last: usize,
+    /// Depth of the last round's chosen nodes (tokens below the root).
+    last_depth: usize,
+    /// `Some` for a head that runs once per depth: the running seconds of one head call, once seen.
+    per_call: Option<Option<f64>>,
+    /// Rounds observed (the exploration clock of a per-depth head).
+    rounds: u64,
+    /// Depth of each node of the tree being sized (scratch).
+    depths: Vec<usize>,
 }
 
 impl NodeBudget {
@@ -52,7 +72,17 @@ impl NodeBudget {
             draft_seconds: None,
             reach: Vec::with_capacity(max_nodes.max(2)),
             last: max_nodes.max(2),
+            last_depth: max_nodes.max(2),
+            per_call: None,
+            rounds: 0,
+            depths: Vec::with_capacity(max_nodes.max(2)),
         }
+    }
+
+    /// Prices drafting per head call, for a head that runs once per depth (see the module notes).
+    pub fn priced_per_depth(mut self) -> Self {
+        self.per_call = Some(None);
+        self
     }
 
     /// Most tokens a verification pass may hold (the curve is measured up to this).
@@ -77,12 +107,17 @@ impl NodeBudget {
     /// and is kept too.
     pub fn begin_request(&mut self) {
         self.last = self.max_nodes;
+        self.last_depth = self.max_nodes;
     }
 
     /// How many tokens deep to draft: the last round's budget n, i.e. its n - 1 verified drafts plus the
     /// look-ahead node past them (so the budget can grow by one a round); `max_nodes` at the start of a request.
+    /// A per-depth head: the depth of the last budget, one deeper every [`EXPLORE_EVERY`]-th round.
     pub fn depth_hint(&self) -> usize {
-        self.last
+        match self.per_call {
+            None => self.last,
+            Some(_) => self.last_depth + usize::from(self.rounds.is_multiple_of(EXPLORE_EVERY)),
+        }
     }
 
     /// Nodes of `tree` to verify (its root included): the whole tree while no curve is known. Unless side
@@ -100,20 +135,35 @@ impl NodeBudget {
         let main = main_chain_len(tree);
         self.reach.clear();
         self.reach.push(1.0);
+        self.depths.clear();
+        self.depths.push(0);
         for i in 1..len {
             let parent = tree.parents[i].unwrap_or(0);
             let c = if i < main || follow_side { self.conditional[i] } else { 0.0 };
             self.reach.push(c * self.reach[parent]);
+            self.depths.push(self.depths[parent] + 1);
         }
-        self.last = best_budget(curve, &self.reach, self.draft_seconds.unwrap_or(0.0));
+        let depths = &self.depths;
+        let deepest = |n: usize| depths[..n].iter().copied().max().unwrap_or(0);
+        self.last = match self.per_call {
+            Some(Some(call)) => best_budget(curve, &self.reach, |n| call * deepest(n) as f64),
+            _ => {
+                let draft = self.draft_seconds.unwrap_or(0.0);
+                best_budget(curve, &self.reach, |_| draft)
+            }
+        };
+        self.last_depth = deepest(self.last).max(1);
         self.last
     }
 
     /// Learns from a verified round: `full` is the tree as drafted, its first `verified` nodes were verified,
     /// `path` (node indices from the root) was accepted and `bonus` is the target's token after it. A node past
     /// the budget counts as accepted when its parent ends the path and it holds the bonus, on the main chain (or
-    /// anywhere when side branches are followed).
-    pub fn observe(&mut self, full: &TokenTree, verified: usize, path: &[usize], bonus: u32, follow_side: bool, draft_seconds: f64) {
+    /// anywhere when side branches are followed). `draft_seconds` is the round's drafting time, `head_calls` the
+    /// head calls it made.
+    #[allow(clippy::too_many_arguments)]
+    pub fn observe(&mut self, full: &TokenTree, verified: usize, path: &[usize], bonus: u32, follow_side: bool, draft_seconds: f64, head_calls: u64) {
+        self.rounds += 1;
         let main = main_chain_len(full);
         let last = path.last().copied().unwrap_or(0);
         for i in 1..full.len().min(self.max_nodes) {
@@ -126,10 +176,11 @@ impl NodeBudget {
             let c = &mut self.conditional[i];
             *c += self.alpha * (f64::from(u8::from(accepted)) - *c);
         }
-        self.draft_seconds = Some(match self.draft_seconds {
-            Some(old) => old + self.alpha * (draft_seconds - old),
-            None => draft_seconds,
-        });
+        let smooth = |old: Option<f64>, new: f64| Some(old.map_or(new, |old| old + self.alpha * (new - old)));
+        self.draft_seconds = smooth(self.draft_seconds, draft_seconds);
+        if let Some(call) = self.per_call.as_mut().filter(|_| head_calls > 0) {
+            *call = smooth(*call, draft_seconds / head_calls as f64);
+        }
     }
 }
 
@@ -138,16 +189,16 @@ pub(crate) fn main_chain_len(tree: &TokenTree) -> usize {
     1 + (1..tree.len()).take_while(|&i| tree.parents[i] == Some(i - 1)).count()
 }
 
-/// The node count n in 2..=reach.len() maximising (1 + sum of reach[1..n]) / (curve(n) + draft_seconds), where
+/// The node count n in 2..=reach.len() maximising (1 + sum of reach[1..n]) / (curve(n) + draft_seconds(n)), where
 /// reach[i] is P(node i accepted); ties go to the smaller tree.
-pub(crate) fn best_budget(curve: &CostCurve, reach: &[f64], draft_seconds: f64) -> usize {
+pub(crate) fn best_budget(curve: &CostCurve, reach: &[f64], draft_seconds: impl Fn(usize) -> f64) -> usize {
     let mut expected = 1.0 + reach.get(1).copied().unwrap_or(0.0);
     let mut best = (2.min(reach.len().max(1)), f64::NEG_INFINITY);
     for n in 2..=reach.len() {
         if n > 2 {
             expected += reach[n - 1];
         }
-        let rate = expected / (curve.seconds(n) + draft_seconds).max(1e-12);
+        let rate = expected / (curve.seconds(n) + draft_seconds(n)).max(1e-12);
         if rate > best.1 * (1.0 + 1e-12) {
             best = (n, rate);
         }
@@ -171,20 +222,55 @@ mod tests {
         // Verify 10 / 10.5 / 12 / 14 / 17 ms for 1..5 tokens, drafting 2 ms. rate(n) = E / (T(n) + 2):
         // n=2: 1.6 / 12.5 = 0.1280; n=3: 1.9 / 14 = 0.1357; n=4: 2.05 / 16 = 0.1281; n=5: 2.1 / 19 = 0.1105.
         let curve = ms(&[(1, 10.0), (2, 10.5), (3, 12.0), (4, 14.0), (5, 17.0)]);
-        assert_eq!(best_budget(&curve, &REACH, 0.002), 3);
+        assert_eq!(best_budget(&curve, &REACH, |_| 0.002), 3);
         // More drafting cost makes the extra nodes relatively cheaper: at 20 ms, n=4 (2.05/34) beats n=3 (1.9/32).
-        assert_eq!(best_budget(&curve, &REACH, 0.020), 4);
+        assert_eq!(best_budget(&curve, &REACH, |_| 0.020), 4);
     }
 
     #[test]
     fn a_flat_curve_takes_the_largest_tree_and_a_steep_one_the_smallest() {
         let flat = ms(&[(1, 10.0), (5, 10.0)]);
-        assert_eq!(best_budget(&flat, &REACH, 0.002), 5);
+        assert_eq!(best_budget(&flat, &REACH, |_| 0.002), 5);
         let steep = ms(&[(1, 10.0), (2, 20.0), (3, 30.0), (4, 40.0), (5, 50.0)]);
-        assert_eq!(best_budget(&steep, &REACH, 0.002), 2);
+        assert_eq!(best_budget(&steep, &REACH, |_| 0.002), 2);
         // Nodes that are never accepted are not worth any cost, however small.
         let gentle = ms(&[(1, 10.0), (5, 10.4)]);
-        assert_eq!(best_budget(&gentle, &[1.0, 0.6, 0.0, 0.0, 0.0], 0.002), 2);
+        assert_eq!(best_budget(&gentle, &[1.0, 0.6, 0.0, 0.0, 0.0], |_| 0.002), 2);
+    }
+
+    #[test]
+    fn a_head_that_runs_once_per_depth_pays_for_each_depth() {
+        // Root -> 1 -> 2 -> 3, each node accepted 80% of the time given its parent; verify 10 / 10.5 / 11 / 11.5 ms.
+        let tree = TokenTree::chain(&[9, 1, 2, 3]);
+        let curve = ms(&[(1, 10.0), (2, 10.5), (3, 11.0), (4, 11.5)]);
+        let reach = [1.0, 0.8, 0.64, 0.512];
+        // One constant drafting cost of 6 ms: 1.8 / 16.5 < 2.44 / 17 < 2.952 / 17.5, the deepest chain.
+        assert_eq!(best_budget(&curve, &reach, |_| 0.006), 4);
+        // 6 ms per call, one call per depth: 1.8 / 16.5 = 0.109 > 2.44 / 23 = 0.106 > 2.952 / 29.5 = 0.100.
+        assert_eq!(best_budget(&curve, &reach, |n| 0.006 * (n - 1) as f64), 2);
+
+        // Learnt from rounds: 18 ms of drafting in 3 head calls is 6 ms a call.
+        let learn = |b: &mut NodeBudget| {
+            b.set_curve(curve.clone());
+            b.observe(&tree, 4, &[0, 1, 2, 3], 5, false, 0.018, 3);
+            b.conditional = vec![1.0, 0.8, 0.8, 0.8];
+        };
+        let mut per_depth = NodeBudget::new(4, 1.0).priced_per_depth();
+        learn(&mut per_depth);
+        assert_eq!(per_depth.choose(&tree, false), 2, "a node one deeper is not worth its call");
+        assert_eq!(per_depth.depth_hint(), 1, "no look-ahead call in an ordinary round");
+        for round in 2..=EXPLORE_EVERY {
+            per_depth.observe(&tree, 2, &[0, 1], 2, false, 0.006, 1);
+            per_depth.conditional = vec![1.0, 0.8, 0.8, 0.8];
+            assert_eq!(per_depth.choose(&tree, false), 2);
+            let explore = round.is_multiple_of(EXPLORE_EVERY);
+            assert_eq!(per_depth.depth_hint(), 1 + usize::from(explore), "round {round}: one deeper every {EXPLORE_EVERY}th");
+        }
+        // The control: the same rounds priced as one constant drafting cost (18 ms) draft the whole chain.
+        let mut constant = NodeBudget::new(4, 1.0);
+        learn(&mut constant);
+        assert_eq!(constant.choose(&tree, false), 4);
+        assert_eq!(constant.depth_hint(), 4);
     }
 
     #[test]
@@ -200,7 +286,7 @@ mod tests {
         b.set_curve(curve);
         // Every round: node 1 accepted, node 2 verified and rejected (the bonus is 8).
         for _ in 0..20 {
-            b.observe(&tree, 3, &[0, 1], 8, false, 0.002);
+            b.observe(&tree, 3, &[0, 1], 8, false, 0.002, 0);
         }
         assert!(b.conditional[1] > 0.99 && b.conditional[2] < 0.01, "{:?}", b.conditional);
         // Node 3's parent was never accepted: it keeps its prior; node 4 (a side child of the root) is never
@@ -212,7 +298,7 @@ mod tests {
         // Past the budget: verified 2 nodes, path [0, 1], and the bonus equals node 2's token -> node 2 learnt
         // as accepted without being verified.
         for _ in 0..20 {
-            b.observe(&tree, 2, &[0, 1], 2, false, 0.002);
+            b.observe(&tree, 2, &[0, 1], 2, false, 0.002, 0);
         }
         assert!(b.conditional[2] > 0.99);
         // reach 1 / 1 / 0.5 (node 3 keeps its prior) / 0 (side): n=4 gives 3.5 / 16 ms against 3 / 14 ms at n=3.
@@ -228,9 +314,9 @@ mod tests {
         // A side child holding the target's token ends a lossless round as the bonus: not accepted, unless side
         // branches are followed.
         let mut side = NodeBudget::new(5, 1.0);
-        side.observe(&tree, 2, &[0], 7, false, 0.002);
+        side.observe(&tree, 2, &[0], 7, false, 0.002, 0);
         assert_eq!(side.conditional[4], 0.0);
-        side.observe(&tree, 2, &[0], 7, true, 0.002);
+        side.observe(&tree, 2, &[0], 7, true, 0.002, 0);
         assert_eq!(side.conditional[4], 1.0);
     }
 }

@@ -32,6 +32,7 @@ use super::cost;
 use super::guard::PayoffGuard;
 use super::head::HeadDrafter;
 use super::ngram::NgramDrafter;
+use crate::contract::draft_head::HeadKind;
 use crate::error::Result;
 use crate::model::{trie, LanguageModel, TokenTree};
 use crate::stats::Details;
@@ -105,7 +106,16 @@ impl TreeSpeculative {
     /// Chooses the tree size each round from the measured verify-cost curve (see [`NodeBudget`]) instead of always
     /// verifying `max_nodes`; `alpha` smooths the running acceptance and drafting cost.
     pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64) -> Self {
-        self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
+        // EAGLE runs once per depth: its drafting is priced per call (see `NodeBudget::priced_per_depth`).
+        let per_depth = self.head.kind() == HeadKind::Eagle;
+        self.sizer = on.then(|| {
+            let budget = NodeBudget::new(self.shape.max_nodes, alpha);
+            if per_depth {
+                budget.priced_per_depth()
+            } else {
+                budget
+            }
+        });
         self.lookup_rounds.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
         self
     }
@@ -176,6 +186,7 @@ impl Strategy for TreeSpeculative {
                 }
             }
             let t_draft = Instant::now();
+            let calls_before = head.backend_calls();
             // With a sizer, the head drafts no deeper than its last budget plus the look-ahead node (EAGLE runs once
             // per depth). Lookup is free: its chain may fill the tree (`max_nodes - 1`), its own budget cuts it.
             let head_depth = shape.max_depth.min(budget).min(sizer.as_ref().map_or(usize::MAX, |s| s.depth_hint()));
@@ -251,7 +262,7 @@ impl Strategy for TreeSpeculative {
             };
             ctx.target.commit_tree_path(path)?;
             if let Some(sizer) = round_sizer {
-                sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds);
+                sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds, head.backend_calls() - calls_before);
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
             let states = ctx.target.last_hidden_states().unwrap_or(&[]);
