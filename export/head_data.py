@@ -260,6 +260,8 @@ def build_text(a) -> int:
             if d["source"] == "instructions" and d["id"] in gen:
                 d["text"], d["self_distilled"] = chatml(d["instruction"], gen[d["id"]], system), True
                 n_self += 1
+            if a.self_distilled_only and not d.get("self_distilled"):
+                continue
             check = d["text"] if d["source"] != "instructions" else d["instruction"] + "\n" + d["answer"]
             if filt.is_contaminated(check):
                 dropped[d["source"]] += 1
@@ -273,7 +275,7 @@ def build_text(a) -> int:
                                         "whole normalised text) with a HumanEval prompt or an MT-Bench turn",
                                 "bench_sources": bench_srcs, "bench_prompts": len(prompts), "dropped": dropped},
             "split": f"md5(doc id) % {EVAL_MODULUS} == 0 -> eval (held out)",
-            "tokens": n_tok, "self_distilled_answers": n_self, "self_distilled_code_completions": len(completions),
+            "tokens": n_tok, "self_distilled_only": bool(a.self_distilled_only), "self_distilled_answers": n_self, "self_distilled_code_completions": len(completions),
             "tokenizer_sha256": sha256_file(os.path.join(a.target, "tokenizer.json")),
             "docs_sha256": sha256_file(os.path.join(a.out, "docs.jsonl"))}
     with open(os.path.join(a.out, "SOURCES.json"), "w") as f:
@@ -313,7 +315,7 @@ def _engine_answer(a, instruction: str, chat: bool = True) -> tuple:
     """The target's greedy answer through the engine's CLI (`specrt generate --chat --json`): ~4x the tokens per
     second of the Python loop below on the same CPU (the engine's kernels, its own KV cache). Its chat template is
     SmolLM2's, the same prompt tokens as chatml(instruction, None) (checked: 38 = 38 on the first instruction)."""
-    r = engine_generate(a.engine, a.engine_config, instruction, a.max_new, chat)
+    r = engine_generate(a.engine, a.engine_config, instruction, a.max_new, chat, threads=a.threads)
     return r["text"], int(r["new_tokens"])
 
 
@@ -346,7 +348,7 @@ def self_distill(a) -> int:
         def answer(instruction: str) -> tuple:
             return _engine_answer(a, instruction, chat=not a.code)
     else:
-        dec = OrtDecoder(a.target, capacity=1024, threads=a.threads)
+        dec = OrtDecoder(a.target, capacity=1024, threads=max(1, a.threads))
         system = default_system(a.target)
 
         def answer(instruction: str) -> tuple:
@@ -621,13 +623,18 @@ def main(argv=None) -> int:
         p = sub.add_parser(name)
         p.add_argument("--out", default=".cache/heads")
         p.add_argument("--target", default=".cache/heads/smollm2-int4-hs")
-        p.add_argument("--threads", type=int, default=1)
+        p.add_argument("--threads", type=int, default=0 if name == "self-distill" else 1,
+                       help="self-distill with --engine: the engine's threads (0: the pipeline's own setting; two "
+                            "1-thread processes, e.g. chat answers and code completions, beat one of 2 threads)")
         p.add_argument("--max-minutes", type=float, default=25.0)
         p.add_argument("--seed", type=int, default=0)
         if name == "text":
             p.add_argument("--code-files", type=int, default=700)
             p.add_argument("--prose-sentences", type=int, default=30000)
             p.add_argument("--self-distill", action="store_true", help="use self_distill.jsonl answers when present")
+            p.add_argument("--self-distilled-only", action="store_true",
+                           help="with --self-distill: keep only the target's own answers and completions (data to "
+                                "fine-tune a head trained on the full mix, train_draft_head --init)")
         if name == "cache":
             p.add_argument("--max-tokens", type=int, default=600_000)
             p.add_argument("--quota-code", type=float, default=0.3, help="share of the cache per source")

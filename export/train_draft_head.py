@@ -168,6 +168,26 @@ def state_dict_names(sd: dict) -> dict:
     return out
 
 
+def read_init(folder: str, kind: str, hidden: int) -> dict:
+    """A committed head to fine-tune (--init): its weights (either storage), draft vocabulary and architecture,
+    checked against the run's kind and the cache's hidden size (a clear error otherwise)."""
+    from .compact_weights import read_weights
+    try:
+        with open(os.path.join(folder, "MANIFEST.json")) as f:
+            man = json.load(f)
+        with open(os.path.join(folder, man["draft_vocab"]["file"])) as f:
+            vocab = [int(i) for i in json.load(f)]
+        weights = read_weights(os.path.join(folder, "model.safetensors"))
+    except (OSError, KeyError, ValueError) as e:
+        raise SystemExit(f"--init {folder}: not a trained head folder ({e})")
+    if man["head"]["kind"] != kind:
+        raise SystemExit(f"--init {folder}: a {man['head']['kind']} head, this run trains {kind}")
+    if man["architecture"]["hidden_size"] != hidden:
+        raise SystemExit(f"--init {folder}: hidden size {man['architecture']['hidden_size']}, the cache has {hidden}")
+    return {"vocab": vocab, "weights": weights, "architecture": man["architecture"],
+            "sha256": man.get("sha256", {}).get("model.safetensors")}
+
+
 def load_into(model, w: dict):
     import torch
     names = {k.replace("block.", ""): k for k in model.state_dict()}
@@ -273,7 +293,12 @@ def train(a) -> int:
     with open(os.path.join(a.target, "manifest.json")) as f:
         stops = tuple(json.load(f)["tokens"].get("stop_ids") or ())
     always = tuple(sorted(set(gdh.STOP_IDS) | set(stops)))
-    vocab = gdh.build_draft_vocab(cache.argmax[train_mask], a.draft_vocab, V, always=always)
+    start = read_init(a.init, a.kind, H) if a.init else None
+    if start:
+        # Fine-tuning keeps the head's own draft vocabulary (its output rows are indexed by it).
+        vocab = start["vocab"]
+    else:
+        vocab = gdh.build_draft_vocab(cache.argmax[train_mask], a.draft_vocab, V, always=always)
     index = gdh.draft_index(vocab, V)
     vd = len(vocab)
     cov = {"coverage": round(gdh.coverage(cache.argmax[~train_mask], vocab, V), 4),
@@ -285,7 +310,9 @@ def train(a) -> int:
     kind = a.kind
     d = dict(gdh.DEFAULTS[kind])
     for k in ("slots", "window", "heads", "ffn"):
-        if getattr(a, k, None):
+        if start:
+            d[k] = start["architecture"].get(k, d.get(k))
+        elif getattr(a, k, None):
             d[k] = getattr(a, k)
     if kind == "medusa":
         d["window"] = 1
@@ -296,6 +323,9 @@ def train(a) -> int:
                               cache.head_rows[vocab], cache.final_norm)
     if kind == "eagle":  # embedding and output rows = the target's (the exporter rebuilds them the same way)
         init.update(gdh.target_rows_weights(cache.head_rows, vocab))
+    if start:
+        init.update(start["weights"])
+        log(f"fine-tuning {a.init} ({len(start['weights'])} tensors, its draft vocabulary of {vd})")
     load_into(M, init)
     if a.target_rows:
         for name in gdh.TARGET_ROWS:
@@ -479,8 +509,10 @@ def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopp
                  "blank_id": len(vocab) if kind == "ctc" else None, "label_len": a.label_len if kind == "ctc" else None},
         "architecture": arch, "parameters": n_params,
         "parameters_trained": sum(p.numel() for p in M.parameters() if p.requires_grad), "target": target,
-        "draft_vocab": {"file": "draft_vocab.json", "size": len(vocab), "rule": f"the {a.draft_vocab} most frequent "
-                        f"target argmax ids of the training split + ids {list(always)} (special/stop); sorted by target id",
+        "draft_vocab": {"file": "draft_vocab.json", "size": len(vocab),
+                        "rule": (f"kept from the head it fine-tunes ({a.init})" if a.init else
+                                 f"the {a.draft_vocab} most frequent target argmax ids of the training split + ids "
+                                 f"{list(always)} (special/stop); sorted by target id"),
                         **cov},
         "data": {"cache": a.cache, "cache_tokens": idx["tokens"], "tokens_by_source": idx["tokens_by_source"],
                  "cache_target": idx["target"], "cache_wall_seconds": idx["wall_seconds"],
@@ -489,7 +521,9 @@ def save(a, M, kind, arch, vocab, cov, cache, curve, ev, step, seen, wall, stopp
                  "self_distilled_answers": idx["data"].get("self_distilled_answers", 0)},
         "training": {"args": {k: v for k, v in vars(a).items() if k not in ("cmd",)}, "steps_done": step,
                      "positions_seen": seen, "epochs": round(seen / max(1, n_train), 3),
-                     "wall_seconds": round(wall, 1), "torch": torch.__version__, "threads": a.threads},
+                     "wall_seconds": round(wall, 1), "torch": torch.__version__, "threads": a.threads,
+                     "init": ({"from": a.init, "model_sha256": sha256_file(os.path.join(a.init, "model.safetensors"))}
+                              if a.init else None)},
         "loss_curve": curve, "eval": ev,
     }
     files = sorted(f for f in os.listdir(a.out) if f != "MANIFEST.json")
@@ -523,6 +557,8 @@ def main(argv=None) -> int:
     r.add_argument("--target-rows", action="store_true",
                    help="eagle: embedding and output rows = the target's own, frozen, not stored (EAGLE-1)")
     r.add_argument("--max-minutes", type=float, default=90.0)
+    r.add_argument("--init", default=None,
+                   help="fine-tune this trained head folder (its weights, draft vocabulary and architecture)")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=False,

@@ -54,6 +54,22 @@ def test_eagle_with_target_rows_trains_saves_without_them_and_exports(head_cache
                                        precision="fp32"))
     assert json.load(open(x / "manifest.json"))["head"]["kind"] == "eagle"
 
+    # --init: fine-tuning starts from the saved head (its vocabulary and architecture kept, recorded in MANIFEST)
+    tuned = tmp_path / "tuned"
+    assert train_draft_head.main(["train", "--kind", "eagle", "--target-rows", "--init", str(out), "--cache", str(cache),
+                                  "--target", TINY_HS, "--steps", "1", "--warmup", "1", "--lr", "1e-9", "--batch", "4",
+                                  "--eval-positions", "20", "--out", str(tuned)]) == 0
+    tman = json.load(open(tuned / "MANIFEST.json"))
+    assert json.load(open(tuned / "draft_vocab.json")) == vocab
+    assert tman["architecture"]["heads"] == 4 and tman["training"]["init"]["from"] == str(out)
+    again = load_file(str(tuned / "model.safetensors"))
+    assert np.abs(again["fc.weight"].astype(np.float32) - stored["fc.weight"].astype(np.float32)).max() < 1e-2
+    # the control: a fresh start (fc a pass-through) is far from the saved head, so "close" above means "started there"
+    assert np.abs(w["fc.weight"][:, H:] - np.eye(H)).max() > 1e-3
+    with pytest.raises(SystemExit, match="a eagle head, this run trains medusa"):
+        train_draft_head.main(["train", "--kind", "medusa", "--init", str(out), "--cache", str(cache), "--target", TINY_HS,
+                               "--steps", "1", "--out", str(tmp_path / "wrong")])
+
 
 def test_target_rows_is_refused_for_other_kinds(tmp_path):
     # before any data is read: the cache path does not even exist
