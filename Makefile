@@ -642,7 +642,7 @@ bench-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json
 # Hybrid drafting with that lookup inside the head's tree (`ngram: {n_max, n_min, match_ratio, corpus}`): the Medusa
 # hybrids, first-shipped lookup vs match-length lookup, against lookup alone (docs/HEADS.md "Hybrid with
 # match-length lookup").
-.PHONY: bench-hybrid-lookup bench-hybrid-lookup-qwen bench-eagle-depth-qwen
+.PHONY: bench-hybrid-lookup bench-hybrid-lookup-qwen bench-eagle-depth-qwen bench-eagle-depth-smollm2
 bench-hybrid-lookup: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-medusa-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/hybrid-lookup-smollm2.yaml --out bench-out/hybrid-lookup-smollm2
@@ -655,6 +655,10 @@ bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QW
 bench-eagle-depth-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-depth-qwen.yaml --out bench-out/eagle-depth-qwen
 	$(VPY) -m export.plot_bench bench-out/eagle-depth-qwen/results.json
+bench-eagle-depth-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/eagle-depth-smollm2.yaml --out bench-out/eagle-depth-smollm2
+	$(VPY) -m export.plot_bench bench-out/eagle-depth-smollm2/results.json
 
 # What prompt lookup could still gain (issue 12; docs/HEADS.md "The lookup ceiling"): the shipped lookup pipeline
 # beside the fastest AR, then its AR trajectories replayed offline through the n-gram drafter, priced with the
