@@ -312,6 +312,8 @@ def train(a) -> int:
     for k in ("slots", "window", "heads", "ffn"):
         if start:
             d[k] = start["architecture"].get(k, d.get(k))
+            if getattr(a, k, None) and getattr(a, k) != d[k]:
+                log(f"--{k} {getattr(a, k)} ignored: fine-tuning keeps the head's own {k} = {d[k]}")
         elif getattr(a, k, None):
             d[k] = getattr(a, k)
     if kind == "medusa":
