@@ -538,17 +538,23 @@ def target_rows_weights(head_rows: np.ndarray, vocab: list) -> dict:
     return {"embed.weight": np.concatenate([rows, rows.mean(0, keepdims=True)], 0), "lm_head.weight": rows}
 
 
-def read_trained(folder: str, target_dir: str | None = None) -> tuple:
-    """(kind, weights float32, cfg, vocab, MANIFEST) of a recipe output folder (fp16 weights as the recipe writes
-    them, or compacted by export/compact_weights.py). A head trained with `--target-rows` stores no embedding or
-    output rows: they are read from `target_dir` (the target it is bound to), which it then needs."""
+def read_folder(folder: str) -> tuple:
+    """(MANIFEST, draft vocabulary, weights float32) of a recipe output folder as stored: a `--target-rows` head's
+    embedding and output rows are not among the weights ([`read_trained`] adds them from the target)."""
     from .compact_weights import read_weights
 
     with open(os.path.join(folder, "MANIFEST.json")) as f:
         man = json.load(f)
     with open(os.path.join(folder, "draft_vocab.json")) as f:
         vocab = json.load(f)
-    w = read_weights(os.path.join(folder, "model.safetensors"))
+    return man, vocab, read_weights(os.path.join(folder, "model.safetensors"))
+
+
+def read_trained(folder: str, target_dir: str | None = None) -> tuple:
+    """(kind, weights float32, cfg, vocab, MANIFEST) of a recipe output folder (fp16 weights as the recipe writes
+    them, or compacted by export/compact_weights.py). A head trained with `--target-rows` stores no embedding or
+    output rows: they are read from `target_dir` (the target it is bound to), which it then needs."""
+    man, vocab, w = read_folder(folder)
     cfg = dict(man["architecture"])
     missing = [n for n in cfg.get("target_rows") or () if n not in w]
     if missing:

@@ -171,21 +171,16 @@ def state_dict_names(sd: dict) -> dict:
 def read_init(folder: str, kind: str, hidden: int) -> dict:
     """A committed head to fine-tune (--init): its weights (either storage), draft vocabulary and architecture,
     checked against the run's kind and the cache's hidden size (a clear error otherwise)."""
-    from .compact_weights import read_weights
     try:
-        with open(os.path.join(folder, "MANIFEST.json")) as f:
-            man = json.load(f)
-        with open(os.path.join(folder, man["draft_vocab"]["file"])) as f:
-            vocab = [int(i) for i in json.load(f)]
-        weights = read_weights(os.path.join(folder, "model.safetensors"))
+        man, vocab, weights = gdh.read_folder(folder)
+        arch, got = man["architecture"], man["head"]["kind"]
     except (OSError, KeyError, ValueError) as e:
         raise SystemExit(f"--init {folder}: not a trained head folder ({e})")
-    if man["head"]["kind"] != kind:
-        raise SystemExit(f"--init {folder}: a {man['head']['kind']} head, this run trains {kind}")
-    if man["architecture"]["hidden_size"] != hidden:
-        raise SystemExit(f"--init {folder}: hidden size {man['architecture']['hidden_size']}, the cache has {hidden}")
-    return {"vocab": vocab, "weights": weights, "architecture": man["architecture"],
-            "sha256": man.get("sha256", {}).get("model.safetensors")}
+    if got != kind:
+        raise SystemExit(f"--init {folder}: a {got} head, this run trains {kind}")
+    if arch["hidden_size"] != hidden:
+        raise SystemExit(f"--init {folder}: hidden size {arch['hidden_size']}, the cache has {hidden}")
+    return {"vocab": [int(i) for i in vocab], "weights": weights, "architecture": arch}
 
 
 def load_into(model, w: dict):
