@@ -53,8 +53,10 @@ pub(crate) struct NodeBudget {
     last: usize,
     /// Depth of the last round's chosen nodes (tokens below the root).
     last_depth: usize,
-    /// `Some` for a head that runs once per depth: the running seconds of one head call, once seen.
-    per_call: Option<Option<f64>>,
+    /// The head runs once per depth: drafting is priced per call (see [`NodeBudget::priced_per_depth`]).
+    per_depth: bool,
+    /// Running seconds of one head call (per-depth heads), once a call is seen.
+    call_seconds: Option<f64>,
     /// Rounds observed (the exploration clock of a per-depth head).
     rounds: u64,
     /// Depth of each node of the tree being sized (scratch).
@@ -73,15 +75,16 @@ impl NodeBudget {
             reach: Vec::with_capacity(max_nodes.max(2)),
             last: max_nodes.max(2),
             last_depth: max_nodes.max(2),
-            per_call: None,
+            per_depth: false,
+            call_seconds: None,
             rounds: 0,
             depths: Vec::with_capacity(max_nodes.max(2)),
         }
     }
 
-    /// Prices drafting per head call, for a head that runs once per depth (see the module notes).
-    pub fn priced_per_depth(mut self) -> Self {
-        self.per_call = Some(None);
+    /// Prices drafting per head call when `on`, for a head that runs once per depth (see the module notes).
+    pub fn priced_per_depth(mut self, on: bool) -> Self {
+        self.per_depth = on;
         self
     }
 
@@ -114,9 +117,10 @@ impl NodeBudget {
     /// look-ahead node past them (so the budget can grow by one a round); `max_nodes` at the start of a request.
     /// A per-depth head: the depth of the last budget, one deeper every [`EXPLORE_EVERY`]-th round.
     pub fn depth_hint(&self) -> usize {
-        match self.per_call {
-            None => self.last,
-            Some(_) => self.last_depth + usize::from(self.rounds.is_multiple_of(EXPLORE_EVERY)),
+        if self.per_depth {
+            self.last_depth + usize::from(self.rounds.is_multiple_of(EXPLORE_EVERY))
+        } else {
+            self.last
         }
     }
 
@@ -145,9 +149,9 @@ impl NodeBudget {
         }
         let depths = &self.depths;
         let deepest = |n: usize| depths[..n].iter().copied().max().unwrap_or(0);
-        self.last = match self.per_call {
-            Some(Some(call)) => best_budget(curve, &self.reach, |n| call * deepest(n) as f64),
-            _ => {
+        self.last = match self.call_seconds.filter(|_| self.per_depth) {
+            Some(call) => best_budget(curve, &self.reach, |n| call * deepest(n) as f64),
+            None => {
                 let draft = self.draft_seconds.unwrap_or(0.0);
                 best_budget(curve, &self.reach, |_| draft)
             }
@@ -178,8 +182,8 @@ impl NodeBudget {
         }
         let smooth = |old: Option<f64>, new: f64| Some(old.map_or(new, |old| old + self.alpha * (new - old)));
         self.draft_seconds = smooth(self.draft_seconds, draft_seconds);
-        if let Some(call) = self.per_call.as_mut().filter(|_| head_calls > 0) {
-            *call = smooth(*call, draft_seconds / head_calls as f64);
+        if self.per_depth && head_calls > 0 {
+            self.call_seconds = smooth(self.call_seconds, draft_seconds / head_calls as f64);
         }
     }
 }
@@ -255,7 +259,7 @@ mod tests {
             b.observe(&tree, 4, &[0, 1, 2, 3], 5, false, 0.018, 3);
             b.conditional = vec![1.0, 0.8, 0.8, 0.8];
         };
-        let mut per_depth = NodeBudget::new(4, 1.0).priced_per_depth();
+        let mut per_depth = NodeBudget::new(4, 1.0).priced_per_depth(true);
         learn(&mut per_depth);
         assert_eq!(per_depth.choose(&tree, false), 2, "a node one deeper is not worth its call");
         assert_eq!(per_depth.depth_hint(), 1, "no look-ahead call in an ordinary round");

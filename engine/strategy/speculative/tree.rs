@@ -108,14 +108,7 @@ impl TreeSpeculative {
     pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64) -> Self {
         // EAGLE runs once per depth: its drafting is priced per call (see `NodeBudget::priced_per_depth`).
         let per_depth = self.head.kind() == HeadKind::Eagle;
-        self.sizer = on.then(|| {
-            let budget = NodeBudget::new(self.shape.max_nodes, alpha);
-            if per_depth {
-                budget.priced_per_depth()
-            } else {
-                budget
-            }
-        });
+        self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha).priced_per_depth(per_depth));
         self.lookup_rounds.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
         self
     }
