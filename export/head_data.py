@@ -275,7 +275,8 @@ def build_text(a) -> int:
                                         "whole normalised text) with a HumanEval prompt or an MT-Bench turn",
                                 "bench_sources": bench_srcs, "bench_prompts": len(prompts), "dropped": dropped},
             "split": f"md5(doc id) % {EVAL_MODULUS} == 0 -> eval (held out)",
-            "tokens": n_tok, "self_distilled_only": bool(a.self_distilled_only), "self_distilled_answers": n_self, "self_distilled_code_completions": len(completions),
+            "tokens": n_tok, "self_distilled_only": bool(a.self_distilled_only), "self_distilled_answers": n_self,
+            "self_distilled_code_completions": len(completions),
             "tokenizer_sha256": sha256_file(os.path.join(a.target, "tokenizer.json")),
             "docs_sha256": sha256_file(os.path.join(a.out, "docs.jsonl"))}
     with open(os.path.join(a.out, "SOURCES.json"), "w") as f:
@@ -661,6 +662,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "self-distill" and bool(a.engine) != bool(a.engine_config):
         ap.error("self-distill: --engine and --engine-config go together (the binary and the target's pipeline YAML)")
+    if a.cmd == "text" and a.self_distilled_only and not a.self_distill:
+        ap.error("text: --self-distilled-only needs --self-distill (without it no document is the target's own)")
     if a.cmd == "text":
         return build_text(a)
     if a.cmd == "self-distill":

@@ -54,3 +54,10 @@ def test_self_distilled_only_keeps_just_the_targets_own_outputs(monkeypatch, tmp
     assert set(docs) == {"stdlib/x", "alpaca_eval/1"} and all(d["self_distilled"] for d in docs.values())
     meta = json.load(open(os.path.join(out, "SOURCES.json")))
     assert meta["self_distilled_only"] and meta["self_distilled_answers"] == 1
+
+
+def test_self_distilled_only_without_self_distill_is_refused(tmp_path):
+    import pytest
+    with pytest.raises(SystemExit):
+        head_data.main(["text", "--out", str(tmp_path), "--target", TINY, "--self-distilled-only"])
+    assert not (tmp_path / "docs.jsonl").exists()
