@@ -21,6 +21,11 @@ argmax[i] predicts x_{i+1}, so depth j (1-based) of position t is argmax[t+j].
   logits = head(norm(f_i)) ~ the target's distribution at i+1. Loss = SmoothL1(rmsnorm(f_i), rmsnorm(h_{i+1}))
   + ce_weight x soft CE against the target's top-8 restricted to the draft vocabulary (EAGLE-1's recipe; the
   feature is compared after RMS normalisation because the head normalises its hidden input anyway).
+  `--ctc-weight w` (default 0, off) adds the CTC drafter's public recipe's auxiliary term: w x CTC over windows of
+  CTC_FRAMES consecutive positions of the sequence, whose frames are the head's logits there plus a blank logit
+  (out_norm(f_i) . b, b a training-only vector that is not exported: the engine drafts depth by depth and never
+  reads a blank), against the target's argmax over the label_len tokens after the window's first position (the
+  CTC head's labels, `graph_draft_head.ctc_labels`). The public code weighs it 0.01 next to SmoothL1 1.0 + CE 0.1.
 The output matrix of every head starts from the target's own (tied) embedding rows of the draft vocabulary and
 its output norm from the target's final norm. `--target-rows` (eagle only) keeps EAGLE-1's choice instead: the
 token embedding and the output matrix ARE the target's rows of the draft vocabulary, frozen, and are not stored
@@ -50,6 +55,10 @@ from . import graph_draft_head as gdh
 from .manifest import sha256_file
 
 STOP = (0, 2)
+# --ctc-weight (eagle): frames per CTC window (the public recipe's 6 slot frames) and the stride between windows of a
+# training sequence (every 3rd start keeps the term's log-softmax to ~1.5x the soft CE's on Qwen's 16k vocabulary).
+CTC_FRAMES = 6
+CTC_STRIDE = 3
 
 
 def log(msg: str) -> None:
@@ -168,9 +177,35 @@ def state_dict_names(sd: dict) -> dict:
     return out
 
 
-def read_init(folder: str, kind: str, hidden: int) -> dict:
+def eagle_ctc_term(logits, blank_logits, labels, frames: int = CTC_FRAMES, stride: int = CTC_STRIDE):
+    """The auxiliary CTC loss of an EAGLE head (`--ctc-weight`): logits [B, S, Vd] at the sequence's positions,
+    blank_logits [B, S], labels(b, j) -> draft ids the frames starting at position j of sequence b must spell
+    (empty: skipped). Windows start at j = 0, stride, ... with j + frames <= S. Returns (mean CTC loss, windows
+    used); (None, 0) when no window has a label."""
+    import torch
+    import torch.nn.functional as F
+    b, s, vd = logits.shape
+    lp = F.log_softmax(torch.cat([logits.float(), blank_logits.float()[..., None]], -1), -1)  # [B, S, Vd+1]
+    frames_in, tgt, lens = [], [], []
+    for j in range(0, s - frames + 1, stride):
+        for r in range(b):
+            lb = labels(r, j)
+            if lb:
+                frames_in.append(lp[r, j:j + frames])
+                tgt.extend(lb)
+                lens.append(len(lb))
+    if not lens:
+        return None, 0
+    x = torch.stack(frames_in, 1)  # [frames, windows, Vd+1]
+    loss = F.ctc_loss(x, torch.tensor(tgt), torch.full((len(lens),), frames, dtype=torch.long), torch.tensor(lens),
+                      blank=vd, reduction="mean", zero_infinity=True)
+    return loss, len(lens)
+
+
+def read_init(folder: str, kind: str) -> dict:
     """A committed head to fine-tune (--init): its weights (either storage), draft vocabulary and architecture,
-    checked against the run's kind and the cache's hidden size (a clear error otherwise)."""
+    checked against the run's kind (a clear error otherwise). Read before the cache, so a wrong folder fails in a
+    second, not after the cache load (~1 min for Qwen's); `check_init_hidden` checks it against the cache."""
     try:
         man, vocab, weights = gdh.read_folder(folder)
         arch, got = man["architecture"], man["head"]["kind"]
@@ -178,9 +213,14 @@ def read_init(folder: str, kind: str, hidden: int) -> dict:
         raise SystemExit(f"--init {folder}: not a trained head folder ({e})")
     if got != kind:
         raise SystemExit(f"--init {folder}: a {got} head, this run trains {kind}")
-    if arch["hidden_size"] != hidden:
-        raise SystemExit(f"--init {folder}: hidden size {arch['hidden_size']}, the cache has {hidden}")
-    return {"vocab": [int(i) for i in vocab], "weights": weights, "architecture": arch}
+    return {"folder": folder, "vocab": [int(i) for i in vocab], "weights": weights, "architecture": arch}
+
+
+def check_init_hidden(start: dict, hidden: int) -> None:
+    """The head to fine-tune must have the cache's hidden size."""
+    if start["architecture"]["hidden_size"] != hidden:
+        raise SystemExit(f"--init {start['folder']}: hidden size {start['architecture']['hidden_size']}, the cache "
+                         f"has {hidden}")
 
 
 def load_into(model, w: dict):
@@ -276,6 +316,7 @@ def train(a) -> int:
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
+    start = read_init(a.init, a.kind) if a.init else None
     t_load = time.time()
     cache = Cache(a.cache)
     hidden = torch.from_numpy(np.ascontiguousarray(cache.hidden))  # fp16, in RAM
@@ -288,8 +329,8 @@ def train(a) -> int:
     with open(os.path.join(a.target, "manifest.json")) as f:
         stops = tuple(json.load(f)["tokens"].get("stop_ids") or ())
     always = tuple(sorted(set(gdh.STOP_IDS) | set(stops)))
-    start = read_init(a.init, a.kind, H) if a.init else None
     if start:
+        check_init_hidden(start, H)
         # Fine-tuning keeps the head's own draft vocabulary (its output rows are indexed by it).
         vocab = start["vocab"]
     else:
@@ -333,6 +374,12 @@ def train(a) -> int:
     log(f"{kind}: {n_params / 1e6:.2f}M parameters ({n_trained / 1e6:.2f}M trained), {json.dumps(arch)}")
     decay = [p for _, p in M.named_parameters() if p.dim() >= 2 and p.requires_grad]
     no_decay = [p for _, p in M.named_parameters() if p.dim() < 2 and p.requires_grad]
+    # --ctc-weight: the blank's output row, trained with the head but not part of it (never exported), starting as
+    # the mean output row so a blank is as likely as an average token
+    blank = None
+    if a.ctc_weight:
+        blank = torch.nn.Parameter(M.lm_head.weight.detach().float().mean(0).clone())
+        no_decay.append(blank)
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95))
     N, W, L = d["slots"], d["window"], a.label_len
@@ -398,7 +445,14 @@ def train(a) -> int:
             p = torch.softmax(tlog, -1) * (did >= 0)
             lp = F.log_softmax(logits.float(), -1)
             l_ce = -(p * torch.gather(lp, -1, did.clamp(min=0))).sum(-1).mean()
-            return l_feat + a.ce_weight * l_ce, [l_feat.item(), l_ce.item()]
+            if blank is None:
+                return l_feat + a.ce_weight * l_ce, [l_feat.item(), l_ce.item()]
+            arg_end = [cache.argmax[:cache.end[t]] for t in ts]
+            l_ctc, _ = eagle_ctc_term(logits, M.out_norm(feats).float() @ blank,
+                                      lambda r, j: gdh.ctc_labels(arg_end[r], int(ts[r]) + j, L, index))
+            l_ctc = l_ctc if l_ctc is not None else torch.zeros(())
+            return (l_feat + a.ce_weight * l_ce + a.ctc_weight * l_ctc,
+                    [l_feat.item(), l_ce.item(), l_ctc.item()])
 
     curve = []
     step, seen, stopped = 0, 0, "steps"
@@ -550,6 +604,8 @@ def main(argv=None) -> int:
     r.add_argument("--lr", type=float, default=5e-4)
     r.add_argument("--warmup", type=int, default=100)
     r.add_argument("--ce-weight", type=float, default=0.5, help="eagle: soft CE weight (feature loss weight 1)")
+    r.add_argument("--ctc-weight", type=float, default=0.0,
+                   help="eagle: weight of the auxiliary CTC term (the CTC drafter's public recipe: 0.01; 0 = off)")
     r.add_argument("--feature-noise", type=float, default=0.0, help="eagle: relative Gaussian noise on inputs")
     r.add_argument("--target-rows", action="store_true",
                    help="eagle: embedding and output rows = the target's own, frozen, not stored (EAGLE-1)")
@@ -569,6 +625,10 @@ def main(argv=None) -> int:
         return 0 if max(parity_random(k) for k in gdh.KINDS) < 1e-4 else 1
     if a.target_rows and a.kind != "eagle":
         raise SystemExit("--target-rows is for --kind eagle (its embedding and output rows come from the target)")
+    if a.ctc_weight and a.kind != "eagle":
+        raise SystemExit("--ctc-weight is for --kind eagle (the CTC head is trained with the CTC loss itself)")
+    if a.ctc_weight < 0:
+        raise SystemExit(f"--ctc-weight {a.ctc_weight}: must be >= 0")
     if a.batch is None:
         a.batch = {"medusa": 256, "ctc": 128, "eagle": 16}[a.kind]
     random.seed(a.seed)

@@ -66,9 +66,19 @@ def test_eagle_with_target_rows_trains_saves_without_them_and_exports(head_cache
     assert np.abs(again["fc.weight"].astype(np.float32) - stored["fc.weight"].astype(np.float32)).max() < 1e-2
     # the control: a fresh start (fc a pass-through) is far from the saved head, so "close" above means "started there"
     assert np.abs(w["fc.weight"][:, H:] - np.eye(H)).max() > 1e-3
+    # --ctc-weight: the auxiliary CTC term is a third loss part, finite and positive; its blank is not exported
+    aux = tmp_path / "aux"
+    assert train_draft_head.main(["train", "--kind", "eagle", "--target-rows", "--heads", "4", "--ffn", "96",
+                                  "--ctc-weight", "0.01", "--cache", str(cache), "--target", TINY_HS,
+                                  "--draft-vocab", "96", "--steps", "3", "--warmup", "1", "--batch", "4",
+                                  "--log-every", "1", "--eval-positions", "20", "--out", str(aux)]) == 0
+    parts = [c["parts"] for c in json.load(open(aux / "MANIFEST.json"))["loss_curve"]]
+    assert all(len(p) == 3 and 0 < p[2] < 1e3 for p in parts)
+    assert set(load_file(str(aux / "model.safetensors"))) == set(stored)
+    # a wrong --init is refused before the cache is read (the cache path here does not even exist)
     with pytest.raises(SystemExit, match="a eagle head, this run trains medusa"):
-        train_draft_head.main(["train", "--kind", "medusa", "--init", str(out), "--cache", str(cache), "--target", TINY_HS,
-                               "--steps", "1", "--out", str(tmp_path / "wrong")])
+        train_draft_head.main(["train", "--kind", "medusa", "--init", str(out), "--cache", str(tmp_path / "none"),
+                               "--target", TINY_HS, "--steps", "1", "--out", str(tmp_path / "wrong")])
 
 
 def test_target_rows_is_refused_for_other_kinds(tmp_path):
@@ -76,3 +86,41 @@ def test_target_rows_is_refused_for_other_kinds(tmp_path):
     with pytest.raises(SystemExit, match="--target-rows is for --kind eagle"):
         train_draft_head.main(["train", "--kind", "medusa", "--target-rows", "--cache", str(tmp_path / "none"),
                                "--target", TINY_HS, "--out", str(tmp_path / "h")])
+
+
+def test_eagle_ctc_term_is_the_ctc_loss_of_its_windows_by_brute_force():
+    # --ctc-weight's term on a 3-token draft vocabulary + blank, frames 3, stride 2: every alignment enumerated
+    import itertools
+
+    import torch
+    torch.manual_seed(0)
+    b, s, vd, frames = 2, 6, 3, 3
+    logits, blank = torch.randn(b, s, vd), torch.randn(b, s)
+    labels = {(0, 0): [1, 2], (0, 2): [0], (1, 0): [2, 2], (1, 2): []}  # (1, 2) empty: skipped
+    loss, used = train_draft_head.eagle_ctc_term(logits, blank, lambda r, j: labels[(r, j)], frames=frames, stride=2)
+    assert used == 3
+    lp = torch.log_softmax(torch.cat([logits, blank[..., None]], -1), -1).double()
+
+    def nll(r, j, label):
+        total = 0.0
+        for path in itertools.product(range(vd + 1), repeat=frames):
+            if gdh.ctc_collapse(path, blank=vd) == label:
+                total += float(torch.exp(sum(lp[r, j + f, path[f]] for f in range(frames))))
+        return -np.log(total)
+
+    # torch's "mean" reduction divides each window's loss by its label length, then averages over windows
+    want = np.mean([nll(r, j, lb) / len(lb) for (r, j), lb in labels.items() if lb])
+    assert abs(float(loss) - want) < 1e-5
+    # the control: the same frames against another label give another loss
+    other, _ = train_draft_head.eagle_ctc_term(logits, blank, lambda r, j: labels[(r, j)][::-1] or [], frames=frames,
+                                               stride=2)
+    assert abs(float(other) - want) > 1e-3
+    assert train_draft_head.eagle_ctc_term(logits, blank, lambda r, j: [], frames=frames)[0] is None
+
+
+def test_ctc_weight_is_refused_for_other_kinds_and_below_zero(tmp_path):
+    common = ["--cache", str(tmp_path / "none"), "--target", TINY_HS, "--out", str(tmp_path / "h")]
+    with pytest.raises(SystemExit, match="--ctc-weight is for --kind eagle"):
+        train_draft_head.main(["train", "--kind", "ctc", "--ctc-weight", "0.01", *common])
+    with pytest.raises(SystemExit, match="must be >= 0"):
+        train_draft_head.main(["train", "--kind", "eagle", "--ctc-weight", "-1", *common])
