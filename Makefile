@@ -772,7 +772,23 @@ qwen-ctc-head: $(QWEN_HEAD_CACHE)/index.json
 $(QWEN_GGML_HS)-ctc-head-q8_0/manifest.json: export/trained/qwen1.5b-ctc-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
 	$(VPY) -m export draft-head export/trained/qwen1.5b-ctc-head --target $(QWEN_GGML_HS) --precision q8_0 \
 		--out $(QWEN_GGML_HS)-ctc-head-q8_0
-qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
+# The EAGLE head's auxiliary CTC term (--ctc-weight; docs/HEADS.md "The CTC term for EAGLE"): two heads from scratch
+# on the Qwen cache, side by side (one thread each, the same minutes, seed and data), without and with the term at
+# 0.05 (the public recipe's CTC : CE ratio of 1 : 10; our CE weight is 0.5). Offline held-out acceptance in each
+# MANIFEST's `eval`; nothing is committed.
+ABLATION_MINUTES ?= 25
+.PHONY: qwen-eagle-ctc-ablation
+qwen-eagle-ctc-ablation: $(QWEN_HEAD_CACHE)/index.json
+	mkdir -p .cache/ablation
+	for w in 0 0.05; do \
+		OMP_NUM_THREADS=1 $(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind eagle --target-rows --heads 12 \
+			--feature-noise 0.5 --ctc-weight $$w --cache $(QWEN_HEAD_CACHE) --target $(QWEN_GGML_HS) --draft-vocab 16384 \
+			--threads 1 --bf16 --max-minutes $(ABLATION_MINUTES) --out .cache/ablation/qwen-eagle-ctc-$$w \
+			> .cache/ablation/qwen-eagle-ctc-$$w.log 2>&1 & \
+	done; wait
+	@for w in 0 0.05; do $(VPY) -c "import json,sys; m=json.load(open(sys.argv[1])); print(sys.argv[2], m['training']['steps_done'], 'steps', json.dumps(m['eval']))" \
+		.cache/ablation/qwen-eagle-ctc-$$w/MANIFEST.json $$w; done
+qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json $(QWEN_GGML_HS)-ctc-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
 .PHONY: bench-qwen-heads
 bench-qwen-heads: setup datasets release peer qwen-head-models $(QWEN_GGML)-f16kv/manifest.json
 	./target/release/specrt bench --config configs/bench/heads-qwen.yaml --out bench-out/heads-qwen
