@@ -109,6 +109,9 @@ def plot(folders: list, out: str) -> None:
         if man["head"]["kind"] == "eagle":
             ax.plot(x, [p["parts"][0] for p in c], label="feature SmoothL1", alpha=0.7)
             ax.plot(x, [p["parts"][1] for p in c], label="soft CE", alpha=0.7)
+            if len(c[0]["parts"]) > 2:  # --ctc-weight: the auxiliary CTC term, before its weight
+                w = man["training"]["args"].get("ctc_weight")
+                ax.plot(x, [p["parts"][2] for p in c], label=f"CTC (x {w} in the loss)", alpha=0.7)
         if man["head"]["kind"] == "medusa":
             for j in range(len(c[0]["parts"])):
                 ax.plot(x, [p["parts"][j] for p in c], label=f"CE depth {j + 2 - 1}", alpha=0.5, lw=0.8)
