@@ -160,13 +160,10 @@ impl NodeBudget {
         self.last
     }
 
-    /// Learns from a verified round: `full` is the tree as drafted, its first `verified` nodes were verified,
-    /// `path` (node indices from the root) was accepted and `bonus` is the target's token after it. A node past
-    /// the budget counts as accepted when its parent ends the path and it holds the bonus, on the main chain (or
-    /// anywhere when side branches are followed). `draft_seconds` is the round's drafting time, `head_calls` the
-    /// head calls it made.
-    #[allow(clippy::too_many_arguments)]
-    pub fn observe(&mut self, full: &TokenTree, verified: usize, path: &[usize], bonus: u32, follow_side: bool, draft_seconds: f64, head_calls: u64) {
+    /// Learns from a verified round (see [`TreeRound`]). A node past the budget counts as accepted when its parent
+    /// ends the path and it holds the bonus, on the main chain (or anywhere when side branches are followed).
+    pub fn observe(&mut self, round: &TreeRound) {
+        let &TreeRound { full, verified, path, bonus, follow_side, draft_seconds, head_calls } = round;
         self.rounds += 1;
         let main = main_chain_len(full);
         let last = path.last().copied().unwrap_or(0);
@@ -186,6 +183,24 @@ impl NodeBudget {
             self.call_seconds = smooth(self.call_seconds, draft_seconds / head_calls as f64);
         }
     }
+}
+
+/// What a verified tree round tells [`NodeBudget::observe`].
+pub struct TreeRound<'a> {
+    /// The tree as drafted.
+    pub full: &'a TokenTree,
+    /// Its first `verified` nodes went through the target pass.
+    pub verified: usize,
+    /// The accepted node indices from the root.
+    pub path: &'a [usize],
+    /// The target's token after the accepted path.
+    pub bonus: u32,
+    /// Whether the walk follows side branches (sampling), so side nodes can be accepted.
+    pub follow_side: bool,
+    /// The round's drafting time.
+    pub draft_seconds: f64,
+    /// The head calls the round's drafting made (a per-depth head's price per call is learnt from them).
+    pub head_calls: u64,
 }
 
 /// Nodes 0..n of the main chain (node i's parent is i - 1), the root included.
@@ -256,7 +271,15 @@ mod tests {
         // Learnt from rounds: 18 ms of drafting in 3 head calls is 6 ms a call.
         let learn = |b: &mut NodeBudget| {
             b.set_curve(curve.clone());
-            b.observe(&tree, 4, &[0, 1, 2, 3], 5, false, 0.018, 3);
+            b.observe(&TreeRound {
+                full: &tree,
+                verified: 4,
+                path: &[0, 1, 2, 3],
+                bonus: 5,
+                follow_side: false,
+                draft_seconds: 0.018,
+                head_calls: 3,
+            });
             b.conditional = vec![1.0, 0.8, 0.8, 0.8];
         };
         let mut per_depth = NodeBudget::new(4, 1.0).priced_per_depth(true);
@@ -264,7 +287,15 @@ mod tests {
         assert_eq!(per_depth.choose(&tree, false), 2, "a node one deeper is not worth its call");
         assert_eq!(per_depth.depth_hint(), 1, "no look-ahead call in an ordinary round");
         for round in 2..=EXPLORE_EVERY {
-            per_depth.observe(&tree, 2, &[0, 1], 2, false, 0.006, 1);
+            per_depth.observe(&TreeRound {
+                full: &tree,
+                verified: 2,
+                path: &[0, 1],
+                bonus: 2,
+                follow_side: false,
+                draft_seconds: 0.006,
+                head_calls: 1,
+            });
             per_depth.conditional = vec![1.0, 0.8, 0.8, 0.8];
             assert_eq!(per_depth.choose(&tree, false), 2);
             let explore = round.is_multiple_of(EXPLORE_EVERY);
@@ -290,7 +321,7 @@ mod tests {
         b.set_curve(curve);
         // Every round: node 1 accepted, node 2 verified and rejected (the bonus is 8).
         for _ in 0..20 {
-            b.observe(&tree, 3, &[0, 1], 8, false, 0.002, 0);
+            b.observe(&TreeRound { full: &tree, verified: 3, path: &[0, 1], bonus: 8, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
         }
         assert!(b.conditional[1] > 0.99 && b.conditional[2] < 0.01, "{:?}", b.conditional);
         // Node 3's parent was never accepted: it keeps its prior; node 4 (a side child of the root) is never
@@ -302,7 +333,7 @@ mod tests {
         // Past the budget: verified 2 nodes, path [0, 1], and the bonus equals node 2's token -> node 2 learnt
         // as accepted without being verified.
         for _ in 0..20 {
-            b.observe(&tree, 2, &[0, 1], 2, false, 0.002, 0);
+            b.observe(&TreeRound { full: &tree, verified: 2, path: &[0, 1], bonus: 2, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
         }
         assert!(b.conditional[2] > 0.99);
         // reach 1 / 1 / 0.5 (node 3 keeps its prior) / 0 (side): n=4 gives 3.5 / 16 ms against 3 / 14 ms at n=3.
@@ -318,9 +349,9 @@ mod tests {
         // A side child holding the target's token ends a lossless round as the bonus: not accepted, unless side
         // branches are followed.
         let mut side = NodeBudget::new(5, 1.0);
-        side.observe(&tree, 2, &[0], 7, false, 0.002, 0);
+        side.observe(&TreeRound { full: &tree, verified: 2, path: &[0], bonus: 7, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
         assert_eq!(side.conditional[4], 0.0);
-        side.observe(&tree, 2, &[0], 7, true, 0.002, 0);
+        side.observe(&TreeRound { full: &tree, verified: 2, path: &[0], bonus: 7, follow_side: true, draft_seconds: 0.002, head_calls: 0 });
         assert_eq!(side.conditional[4], 1.0);
     }
 }

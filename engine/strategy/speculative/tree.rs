@@ -27,7 +27,7 @@
 
 use std::time::Instant;
 
-use super::budget::{main_chain_len, NodeBudget};
+use super::budget::{main_chain_len, NodeBudget, TreeRound};
 use super::cost;
 use super::guard::PayoffGuard;
 use super::head::HeadDrafter;
@@ -255,7 +255,8 @@ impl Strategy for TreeSpeculative {
             };
             ctx.target.commit_tree_path(path)?;
             if let Some(sizer) = round_sizer {
-                sizer.observe(full, tree.len(), path, bonus, follow_side, draft_seconds, head.backend_calls() - calls_before);
+                let head_calls = head.backend_calls() - calls_before;
+                sizer.observe(&TreeRound { full, verified: tree.len(), path, bonus, follow_side, draft_seconds, head_calls });
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
             let states = ctx.target.last_hidden_states().unwrap_or(&[]);
