@@ -56,7 +56,8 @@ from .manifest import sha256_file
 
 STOP = (0, 2)
 # --ctc-weight (eagle): frames per CTC window (the public recipe's 6 slot frames) and the stride between windows of a
-# training sequence (every 3rd start keeps the term's log-softmax to ~1.5x the soft CE's on Qwen's 16k vocabulary).
+# training sequence: every 3rd start gives 4 windows (24 frames) per 16-pair sequence, and the term still cost 22% of
+# the steps on Qwen's 16k vocabulary (docs/HEADS.md "The CTC term for EAGLE"; every start would be 11 windows).
 CTC_FRAMES = 6
 CTC_STRIDE = 3
 
