@@ -774,8 +774,8 @@ $(QWEN_GGML_HS)-ctc-head-q8_0/manifest.json: export/trained/qwen1.5b-ctc-head/MA
 		--out $(QWEN_GGML_HS)-ctc-head-q8_0
 # The EAGLE head's auxiliary CTC term (--ctc-weight; docs/HEADS.md "The CTC term for EAGLE"): two heads from scratch
 # on the Qwen cache, side by side (one thread each, the same minutes, seed and data), without and with the term at
-# 0.05 (the public recipe's CTC : CE ratio of 1 : 10; our CE weight is 0.5). Offline held-out acceptance in each
-# MANIFEST's `eval`; nothing is committed.
+# 0.05 (the public recipe's CTC : CE ratio of 1 : 10; our CE weight is 0.5). Prints their training and held-out
+# acceptance tables and redraws the docs' curves; the heads are not committed.
 ABLATION_MINUTES ?= 25
 .PHONY: qwen-eagle-ctc-ablation
 qwen-eagle-ctc-ablation: $(QWEN_HEAD_CACHE)/index.json
@@ -786,8 +786,9 @@ qwen-eagle-ctc-ablation: $(QWEN_HEAD_CACHE)/index.json
 			--threads 1 --bf16 --max-minutes $(ABLATION_MINUTES) --out .cache/ablation/qwen-eagle-ctc-$$w \
 			> .cache/ablation/qwen-eagle-ctc-$$w.log 2>&1 & \
 	done; wait
-	@for w in 0 0.05; do $(VPY) -c "import json,sys; m=json.load(open(sys.argv[1])); print(sys.argv[2], m['training']['steps_done'], 'steps', json.dumps(m['eval']))" \
-		.cache/ablation/qwen-eagle-ctc-$$w/MANIFEST.json $$w; done
+	$(VPY) -m export.head_report summary .cache/ablation/qwen-eagle-ctc-0 .cache/ablation/qwen-eagle-ctc-0.05
+	$(VPY) -m export.head_report plot .cache/ablation/qwen-eagle-ctc-0 .cache/ablation/qwen-eagle-ctc-0.05 \
+		--out docs/img/qwen-eagle-ctc-ablation.png
 qwen-head-models: $(QWEN_GGML_HS)-medusa-head-q8_0/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json $(QWEN_GGML_HS)-ctc-head-q8_0/manifest.json $(QWEN_GGML)/manifest.json
 .PHONY: bench-qwen-heads
 bench-qwen-heads: setup datasets release peer qwen-head-models $(QWEN_GGML)-f16kv/manifest.json

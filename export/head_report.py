@@ -94,6 +94,13 @@ def time_heads(target: str, heads: list, threads=(1, 2), reps: int = 50, rounds:
     return out
 
 
+def label(man: dict) -> str:
+    """A head's name in plots and tables: its kind, and the EAGLE CTC term's weight when it was trained with one
+    (the ablation's two arms are both `eagle`)."""
+    w = man["training"]["args"].get("ctc_weight")
+    return man["head"]["kind"] + (f" + {w} x CTC" if w else "")
+
+
 def plot(folders: list, out: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -116,7 +123,7 @@ def plot(folders: list, out: str) -> None:
             for j in range(len(c[0]["parts"])):
                 ax.plot(x, [p["parts"][j] for p in c], label=f"CE depth {j + 2 - 1}", alpha=0.5, lw=0.8)
         ev = man["eval"]["cumulative"]
-        ax.set_title(f"{man['head']['kind']}: {man['training']['steps_done']} steps; held-out chain accept "
+        ax.set_title(f"{label(man)}: {man['training']['steps_done']} steps; held-out chain accept "
                      + "/".join(f"{v:.2f}" for v in ev), fontsize=8)
         threads = man["training"].get("threads", 1)
         # the training loss steps down at each epoch boundary where a head starts to memorise its cache
@@ -143,14 +150,14 @@ def summary(folders: list, timing: str | None) -> str:
     lines = ["| head | steps | positions seen (epochs) | wall min | loss first -> last | stopped by |", "|---|---|---|---|---|---|"]
     for m in mans:
         c, t = m["loss_curve"], m["training"]
-        lines.append(f"| {m['head']['kind']} | {t['steps_done']} | {t['positions_seen']:,} ({t['epochs']:.2f}) | "
+        lines.append(f"| {label(m)} | {t['steps_done']} | {t['positions_seen']:,} ({t['epochs']:.2f}) | "
                      f"{t['wall_seconds'] / 60:.1f} | {c[0]['loss']:.3f} -> {np.mean([p['loss'] for p in c[-4:]]):.3f} "
                      f"| {m['stopped_by']} |")
     lines += ["", "| head | depth-1 top-1 | depth-2 | depth-3 | cumulative 1 / 2 / 3 | mean accepted (chain of 3) | oracle |",
               "|---|---|---|---|---|---|---|"]
     for m in mans:
         e = m["eval"]
-        lines.append(f"| {m['head']['kind']} | " + " | ".join(f"{v:.3f}" for v in e["depth_top1"]) + " | "
+        lines.append(f"| {label(m)} | " + " | ".join(f"{v:.3f}" for v in e["depth_top1"]) + " | "
                      + " / ".join(f"{v:.3f}" for v in e["cumulative"]) + f" | {e['mean_accepted_chain3']:.3f} | "
                      + " / ".join(f"{v:.3f}" for v in e["oracle_in_vocab"]) + " |")
     if timing:
