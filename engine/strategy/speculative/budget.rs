@@ -149,7 +149,8 @@ impl NodeBudget {
         }
         let depths = &self.depths;
         let deepest = |n: usize| depths[..n].iter().copied().max().unwrap_or(0);
-        self.last = match self.call_seconds.filter(|_| self.per_depth) {
+        // `call_seconds` is learnt only for a per-depth head (see `observe`).
+        self.last = match self.call_seconds {
             Some(call) => best_budget(curve, &self.reach, |n| call * deepest(n) as f64),
             None => {
                 let draft = self.draft_seconds.unwrap_or(0.0);
