@@ -606,6 +606,38 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE
 	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
+# The SmolLM2 EAGLE-style head retrained on the engine kernels' numerics (docs/HEADS.md "The SmolLM2 EAGLE head on
+# the engine's numerics"): the target's own greedy answers through the engine (AlpacaEval instructions and raw stdlib
+# code completions, 16 minutes each), then a cache of the ggml hidden-states export run by the engine's kernels
+# (labels are exactly what the fastest AR commits), then EAGLE-1's form with the target's rows (--target-rows: the
+# embedding and output rows are the target's, frozen, not stored), the recipe of the Qwen head. ~1 h 45 min on 2 cores
+# (Zen 4, 2026-12-06: 596 + 657 answers, 1.40M cached positions, 29,907 steps); the committed head is then stored as
+# Q8_0 parts by `python -m export.compact_weights export/trained/smollm2-eagle-ggml-head`.
+SMOL_HEAD_CACHE := .cache/heads-smol2
+SMOL_SD_MINUTES ?= 16
+SMOL_CACHE_MINUTES ?= 22
+SMOL_HEAD_MINUTES ?= 50
+$(SMOL_HEAD_CACHE)/index.json: $(SMOL_GGML_HS)/manifest.json $(VENV)/.stamp
+	cargo build --release --bin specrt --example head_cache
+	$(VPY) -m export.head_data self-distill --out $(SMOL_HEAD_CACHE) --target $(SMOL_GGML_HS) --engine target/release/specrt \
+		--engine-config configs/bench/pipelines/smollm2-ggml-self-distill.yaml --max-new 256 --max-minutes $(SMOL_SD_MINUTES) --threads 2
+	$(VPY) -m export.head_data self-distill --code --self-distill 6000 --out $(SMOL_HEAD_CACHE) --target $(SMOL_GGML_HS) \
+		--engine target/release/specrt --engine-config configs/bench/pipelines/smollm2-ggml-self-distill.yaml --max-new 256 \
+		--max-minutes $(SMOL_SD_MINUTES) --threads 2
+	$(VPY) -m export.head_data text --out $(SMOL_HEAD_CACHE) --target $(SMOL_GGML_HS) --self-distill
+	$(VPY) -m export.head_data cache --backend engine --threads 2 --out $(SMOL_HEAD_CACHE) --target $(SMOL_GGML_HS) \
+		--max-minutes $(SMOL_CACHE_MINUTES) --max-tokens 3000000 --quota-code 0.4 --quota-instructions 0.45 --quota-prose 0.15
+.PHONY: smollm2-head-cache smollm2-eagle-ggml-head bench-eagle-ggml-smollm2
+smollm2-head-cache: $(SMOL_HEAD_CACHE)/index.json
+smollm2-eagle-ggml-head: $(SMOL_HEAD_CACHE)/index.json
+	$(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind eagle --target-rows --heads 9 --feature-noise 0.5 \
+		--cache $(SMOL_HEAD_CACHE) --target $(SMOL_GGML_HS) --draft-vocab 12288 --threads 2 --bf16 \
+		--max-minutes $(SMOL_HEAD_MINUTES) --out export/trained/smollm2-eagle-ggml-head
+bench-eagle-ggml-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/eagle-ggml-smollm2.yaml --out bench-out/eagle-ggml-smollm2
+	$(VPY) -m export.plot_bench bench-out/eagle-ggml-smollm2/results.json
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
 # SPACE on the engine kernels (issue 13; docs/SPACE.md "On the engine's kernels"): the pass-cost curve that chose k

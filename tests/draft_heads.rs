@@ -217,7 +217,7 @@ fn a_head_for_another_target_or_a_target_without_hidden_states_is_refused() {
 
 #[test]
 fn trained_heads_on_smollm2_are_lossless() {
-    // The committed 30-minute heads, on the int4 target with hidden states: 3 real chat prompts x 256 tokens.
+    // The committed heads, on the int4 target with hidden states: 3 real chat prompts x 256 tokens.
     const PROMPTS: [&str; 3] = [
         "Write a Python function that checks whether a string is a palindrome.",
         "Explain in a few sentences why the sky is blue.",
@@ -230,10 +230,16 @@ fn trained_heads_on_smollm2_are_lossless() {
         let req = GenerationRequest { max_tokens: Some(256), chat: Some(true), ignore_eos: true, ..GenerationRequest::text(prompt) };
         p.set_strategy(StrategyConfig::Ar {}).unwrap();
         let ar = p.generate(&req, &mut |_| true).unwrap();
-        // The static 4-node tree of the shipped configs, and Medusa with the tree sized from the cost curve.
-        for (kind, max_nodes, policy) in
-            [("ctc", 4, WindowPolicyKind::Static), ("medusa", 4, WindowPolicyKind::Static), ("medusa", 8, WindowPolicyKind::CostModel)]
-        {
+        // The static 4-node tree of the shipped configs, Medusa with the tree sized from the cost curve, and the
+        // retrained EAGLE head (export/trained/smollm2-eagle-ggml-head: depth by depth, its calls priced by the
+        // node budget; trained on the engine-kernel export, run here on this target's numerics, which only its
+        // acceptance may notice).
+        for (kind, max_nodes, policy) in [
+            ("ctc", 4, WindowPolicyKind::Static),
+            ("medusa", 4, WindowPolicyKind::Static),
+            ("medusa", 8, WindowPolicyKind::CostModel),
+            ("eagle-ggml", 8, WindowPolicyKind::CostModel),
+        ] {
             let drafter = DrafterConfig::Head {
                 model: model_dir(&format!("smollm2-135m-instruct-int4-{kind}-head")),
                 beam: 3,
