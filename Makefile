@@ -16,7 +16,7 @@ SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
-            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) \
+            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused \
             $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
@@ -125,6 +125,10 @@ $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json expo
 # The same random heads on the engine's int8 kernel (--precision q8_0: every matrix as GGML Q8_0 blocks).
 $(MODELS)/tiny-fp32-%-head-q8_0/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --precision q8_0 --out $(MODELS)/tiny-fp32-$*-head-q8_0
+# The q8_0 EAGLE head is one ai.specrt::EagleHeadGgml node; this is the same head node by node (tests compare them).
+$(MODELS)/tiny-fp32-eagle-head-q8_0-unfused/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind eagle --precision q8_0 --unfused-layers \
+		--out $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused
 
 models: $(SMOL_DEFAULT)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json
 
@@ -365,7 +369,7 @@ gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json $(MODELS)/tiny-fp32-plain/manife
 	ls -la .gpu
 
 fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL) $(SMOL_GGML_SPACE)) \
-		$(SMOL_CORPUS)/corpus.json
+		$(SMOL_CORPUS)/corpus.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:
@@ -602,10 +606,15 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head/manifest.json: export/trained/s
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head
 # The same heads at --precision q8_0 (every matrix as GGML Q8_0 blocks on the engine's int8 kernel: a head call
 # streams a quarter of the bytes; docs/HEADS.md).
-$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE_TRAINED)/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0
-$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json
+$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
+# The same EAGLE heads node by node (--unfused-layers), for the comparison with the one-node head (docs/HEADS.md
+# "The head as one operator").
+$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0-unfused/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --unfused-layers \
+		--out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0-unfused
 # The SmolLM2 EAGLE-style head retrained on the engine kernels' numerics (docs/HEADS.md "The SmolLM2 EAGLE head on
 # the engine's numerics"): the target's own greedy answers through the engine (AlpacaEval instructions and raw stdlib
 # code completions, 16 minutes each), then a cache of the ggml hidden-states export run by the engine's kernels
@@ -638,6 +647,14 @@ bench-eagle-ggml-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-ggml-smollm2.yaml --out bench-out/eagle-ggml-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-ggml-smollm2/results.json
+# The EAGLE head as one operator against the same head node by node (docs/HEADS.md "The head as one operator").
+.PHONY: bench-eagle-fused-smollm2
+bench-eagle-fused-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0-unfused/manifest.json
+	./target/release/specrt bench --config configs/bench/eagle-fused-smollm2.yaml --out bench-out/eagle-fused-smollm2
+	$(VPY) -m export.plot_bench bench-out/eagle-fused-smollm2/results.json
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
 # SPACE on the engine kernels (issue 13; docs/SPACE.md "On the engine's kernels"): the pass-cost curve that chose k
@@ -790,7 +807,7 @@ qwen-eagle-head: $(QWEN_HEAD_CACHE)/index.json
 	$(TRAIN_VENV)/bin/python -m export.train_draft_head train --kind eagle --target-rows --heads 12 --feature-noise 0.5 \
 		--cache $(QWEN_HEAD_CACHE) --target $(QWEN_GGML_HS) --draft-vocab 16384 --threads 2 --bf16 \
 		--max-minutes $(QWEN_HEAD_MINUTES) --out export/trained/qwen1.5b-eagle-head
-$(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json: export/trained/qwen1.5b-eagle-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json
+$(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json: export/trained/qwen1.5b-eagle-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head export/trained/qwen1.5b-eagle-head --target $(QWEN_GGML_HS) --precision q8_0 \
 		--out $(QWEN_GGML_HS)-eagle-head-q8_0
 # The CTC drafter on Qwen (the paper's view: 6 slot frames + blank over the 8 newest hidden states; docs/HEADS.md

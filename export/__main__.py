@@ -177,6 +177,9 @@ def main(argv=None) -> int:
     p.add_argument("--draft-vocab-size", type=int, default=None, help="--random: draft vocabulary size")
     p.add_argument("--precision", choices=["fp32", "q8_0"], default="fp32",
                    help="q8_0: every matrix as GGML Q8_0 blocks on the engine's int8 kernel (a quarter of the bytes)")
+    p.add_argument("--unfused-layers", action="store_true",
+                   help="q8_0 eagle: the head as ~50 ONNX nodes around MatMulGgml instead of one "
+                        "ai.specrt::EagleHeadGgml (for comparisons)")
     p.add_argument("--no-check", action="store_true")
     p = sub.add_parser("lookup-corpus", help="token store for the n-gram drafter's corpus (export/lookup_corpus.py)")
     from .lookup_corpus import add_arguments as _corpus_args

@@ -376,13 +376,41 @@ def io_spec(kind: str, cfg: dict) -> dict:
                         {"name": "logits", "dtype": f, "shape": [1, 1, vd]}]}
 
 
-def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32") -> onnx.ModelProto:
+def _fused_eagle(g, w, cfg, table) -> None:
+    """The whole EAGLE head as one ai.specrt::EagleHeadGgml node (engine/kernels/eagle_head.rs): the same math as
+    the node-by-node graph below, Q/K/V and gate/up stacked along N, every matrix Q8_0. Why: as ~50 ONNX nodes a call
+    spent a third of its time in per-node dispatch, and the engine's kernel also remembers the pairs of recent calls
+    (docs/HEADS.md, "The head as one operator")."""
+    def blocks(names, name):
+        stacked = np.concatenate([np.asarray(w[n], np.float32) for n in names], 0)
+        if stacked.shape[1] % 32:
+            raise ValueError(f"{name}: Q8_0 needs an input width that is a multiple of 32, got {stacked.shape[1]}")
+        return g.init(name + ".ggml_blocks", ggml_encode(stacked, "Q8_0"))
+    vec = lambda n: g.init(n, np.asarray(w[n], np.float32))
+    ins = ["hidden_states", "input_ids", g.init("draft_index", table), g.init("embed.weight", w["embed.weight"]),
+           vec("hidden_norm.weight"), blocks(["fc.weight"], "fc.weight"), vec("fc.bias"), vec("attn_norm.weight"),
+           blocks(["q_proj.weight", "k_proj.weight", "v_proj.weight"], "qkv_proj"), blocks(["o_proj.weight"], "o_proj.weight"),
+           vec("ffn_norm.weight"), blocks(["gate_proj.weight", "up_proj.weight"], "gate_up_proj"),
+           blocks(["down_proj.weight"], "down_proj.weight"), vec("out_norm.weight"),
+           blocks(["lm_head.weight"], "lm_head.weight")]
+    g.op("EagleHeadGgml", ins, n_out=2, domain=SPECRT, name="eagle_head", outputs=["features", "logits"],
+         hidden=cfg["hidden_size"], num_heads=cfg["heads"], ffn=int(w["gate_proj.weight"].shape[0]),
+         vocab=int(w["lm_head.weight"].shape[0]), epsilon=float(EPS), rope_theta=float(ROPE_THETA), ggml_type="Q8_0")
+
+
+def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32", fused: bool = True) -> onnx.ModelProto:
+    """The head's graph. precision q8_0 + fused (the default) writes an EAGLE head as one ai.specrt::EagleHeadGgml
+    node; fused=False keeps it node by node around MatMulGgml (for comparisons)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
     g = _Graph()
     g.precision = precision
     H, N, W = cfg["hidden_size"], cfg["slots"], cfg["window"]
-    if kind == "medusa":
+    if kind == "eagle" and precision == "q8_0" and fused:
+        table = np.asarray(cfg["index"], np.int64).copy()
+        table[table < 0] = w["embed.weight"].shape[0] - 1
+        _fused_eagle(g, w, cfg, table)
+    elif kind == "medusa":
         x = _norm(g, "hidden_states", w, "norm.weight")  # [1, 1, H]
         cat = np.concatenate([w[f"heads.{j}.weight"] for j in range(N)], 0)  # [N*H, H]
         y = _matmul(g, x, cat, "heads/MatMul", "heads.weight")
@@ -451,8 +479,10 @@ def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32") -> onnx.
 # Export
 
 def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target: dict, source: dict,
-                coverage_info: dict, check: bool = True, label_len: int | None = None, precision: str = "fp32") -> dict:
-    """Write model.onnx (+ .data), draft_vocab.json and manifest.json; returns the manifest."""
+                coverage_info: dict, check: bool = True, label_len: int | None = None, precision: str = "fp32",
+                fused: bool = True) -> dict:
+    """Write model.onnx (+ .data), draft_vocab.json and manifest.json; returns the manifest. fused: see
+    build_graph."""
     t0 = time.time()
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
@@ -465,7 +495,8 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
         raise ValueError("draft vocabulary ids must be unique target ids")
     cfg = dict(cfg, draft_vocab_size=vd, index=draft_index(vocab, target["vocab_size"]))
     os.makedirs(out_dir, exist_ok=True)
-    files = save_model(build_graph(kind, w, cfg, precision), out_dir)
+    files = save_model(build_graph(kind, w, cfg, precision, fused), out_dir)
+    one_node = kind == "eagle" and precision == "q8_0" and fused
     if check and precision == "fp32":
         onnx.checker.check_model(os.path.join(out_dir, files[0]), full_check=True)
     elif check:
@@ -493,7 +524,9 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
         "precision": {"weights": precision, "notes": [
             "fp32 MatMul (trained weights stored as fp16)" if precision == "fp32" else
             "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml, int8 "
-            "activations per 32-block (the engine's panel kernel)"]},
+            "activations per 32-block (the engine's panel kernel)" + (
+                "; the whole head one ai.specrt EagleHeadGgml node (engine/kernels/eagle_head.rs)" if one_node else
+                "")]},
         "source": source,
         "files": {n: sha256_file(os.path.join(out_dir, n)) for n in sorted(files)},
     }
@@ -511,7 +544,7 @@ DEFAULTS = {"ctc": dict(slots=6, window=8, heads=8, ffn=1536), "medusa": dict(sl
 
 
 def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_vocab_size: int | None = None,
-                check: bool = True, precision: str = "fp32") -> dict:
+                check: bool = True, precision: str = "fp32", fused: bool = True) -> dict:
     """A random-weight head bound to target_dir (engine tests). The draft vocabulary is the stop ids plus the
     lowest target ids up to draft_vocab_size (default: half the target vocabulary, at most 8192); the output
     matrix starts from the target's own head rows (see random_weights)."""
@@ -528,7 +561,8 @@ def random_head(target_dir: str, kind: str, out_dir: str, seed: int = 0, draft_v
     cfg = dict(d, hidden_size=H)
     source = {"recipe": "random", "seed": seed, "init": "output rows = the target's head rows of the draft "
               "vocabulary, output norm = the target's final norm; everything else N(0, 0.02)"}
-    return export_head(out_dir, kind, w, cfg, vocab, tgt, source, {"coverage": None}, check=check, precision=precision)
+    return export_head(out_dir, kind, w, cfg, vocab, tgt, source, {"coverage": None}, check=check, precision=precision,
+                       fused=fused)
 
 
 def target_rows_weights(head_rows: np.ndarray, vocab: list) -> dict:
@@ -571,7 +605,7 @@ def main_export(a) -> None:
         if not a.kind:
             raise SystemExit("--random needs --kind")
         random_head(a.target, a.kind, a.out, seed=a.seed, draft_vocab_size=a.draft_vocab_size,
-                    check=not a.no_check, precision=a.precision)
+                    check=not a.no_check, precision=a.precision, fused=not getattr(a, "unfused_layers", False))
     else:
         if not a.path:
             raise SystemExit("give the recipe's output folder (export/trained/smollm2-<kind>-head), or --random")
@@ -591,5 +625,5 @@ def main_export(a) -> None:
         cov = {k: man["draft_vocab"][k] for k in ("coverage", "coverage_train", "measured_on")
                if k in man["draft_vocab"]}
         export_head(a.out, kind, w, cfg, vocab, tgt, source, cov, check=not a.no_check,
-                    label_len=man["head"].get("label_len"), precision=a.precision)
+                    label_len=man["head"].get("label_len"), precision=a.precision, fused=not getattr(a, "unfused_layers", False))
     print(a.out)

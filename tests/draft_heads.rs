@@ -117,6 +117,79 @@ fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
     }
 }
 
+/// The q8_0 EAGLE head as one `ai.specrt::EagleHeadGgml` node (the default export) computes what the same head node
+/// by node computes (`--unfused-layers`): over a drafting-like sequence of calls (sliding windows of committed pairs,
+/// then drafted pairs appended), the logits agree to float rounding and the top draft is the same; the fused node
+/// remembers pairs across calls, which these calls exercise. Negative control: the same comparison against the
+/// previous call's logits fails.
+#[test]
+fn the_fused_eagle_head_computes_what_the_node_by_node_head_computes() {
+    use specrt::backend::{Backend, HeadGraph, HeadInput};
+    use specrt::contract::GraphSpec;
+    let backend = common::backend(2);
+    let open = |folder: &str| -> Box<dyn HeadGraph> {
+        let dir = model_dir(folder);
+        let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+        let graph: GraphSpec = serde_json::from_value(manifest["graph"].clone()).unwrap();
+        backend.open_head(&dir, &graph).unwrap()
+    };
+    let onnx = |folder: &str| std::fs::read(model_dir(folder).join("model.onnx")).unwrap();
+    let has = |bytes: &[u8], what: &str| bytes.windows(what.len()).any(|w| w == what.as_bytes());
+    assert!(has(&onnx("tiny-fp32-eagle-head-q8_0"), "EagleHeadGgml"), "the default q8_0 EAGLE export is not the fused node");
+    assert!(!has(&onnx("tiny-fp32-eagle-head-q8_0-unfused"), "EagleHeadGgml"));
+    let (mut fused, mut nodes) = (open("tiny-fp32-eagle-head-q8_0"), open("tiny-fp32-eagle-head-q8_0-unfused"));
+    let h = 64usize;
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let stream: Vec<f32> = (0..60 * h).map(|_| (next() % 2001) as f32 / 500.0 - 2.0).collect();
+    let tokens: Vec<i64> = (0..60).map(|_| (next() % 256) as i64).collect();
+    let (mut worst, mut range, mut same_top, mut calls) = (0.0f32, 0.0f32, 0, 0);
+    let mut previous: Option<Vec<f32>> = None;
+    let mut control = f32::INFINITY;
+    for end in (1usize..=60).step_by(3) {
+        let start = end.saturating_sub(16);
+        let (mut hidden, mut ids) = (stream[start * h..end * h].to_vec(), tokens[start..end].to_vec());
+        for depth in 0..3 {
+            let s = ids.len() as i64;
+            let inputs = [
+                HeadInput::F32 { name: "hidden_states", data: &hidden, shape: &[1, s, h as i64] },
+                HeadInput::I64 { name: "input_ids", data: &ids, shape: &[1, s] },
+            ];
+            fused.run(&inputs).unwrap();
+            nodes.run(&inputs).unwrap();
+            let (a, b) = (fused.output("logits").unwrap().to_vec(), nodes.output("logits").unwrap().to_vec());
+            assert_eq!(a.len(), b.len());
+            let diff = a.iter().zip(&b).fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+            worst = worst.max(diff);
+            range = range.max(b.iter().fold(0.0f32, |m, v| m.max(v.abs())));
+            let top = |v: &[f32]| v.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).map(|(i, _)| i);
+            same_top += usize::from(top(&a) == top(&b));
+            calls += 1;
+            if let Some(p) = &previous {
+                control = control.min(a.iter().zip(p).fold(0.0f32, |m, (x, y)| m.max((x - y).abs())));
+            }
+            previous = Some(a);
+            // The next depth appends the head's own feature and its top token, as a drafting round does.
+            let feature = fused.output("features").unwrap().to_vec();
+            if ids.len() == 16 {
+                hidden.drain(..h);
+                ids.remove(0);
+            }
+            hidden.extend_from_slice(&feature);
+            ids.push(((depth * 37 + end) % 256) as i64);
+        }
+    }
+    eprintln!("fused vs node-by-node EAGLE head: {calls} calls, logits differ by <= {worst} (range {range}), same top draft in {same_top}");
+    assert!(worst <= 1e-3 * range.max(1.0), "the fused head's logits differ from the node-by-node head's by {worst} (range {range})");
+    assert!(same_top * 10 >= calls * 9, "the fused head's top draft agrees in only {same_top} of {calls} calls");
+    assert!(control > 100.0 * worst, "negative control: consecutive calls' logits differ by only {control} (vs {worst})");
+}
+
 #[test]
 fn tree_sampling_matches_ar_sampling() {
     let dir = tempfile::tempdir().unwrap();
@@ -256,6 +329,44 @@ fn trained_heads_on_smollm2_are_lossless() {
             assert_eq!(out.tokens.len(), ar.tokens.len());
             assert!(out.stats.accepted > 0, "{kind}: the trained head never hit on {prompt:?}");
             eprintln!("{kind}: tau {:.2}, acceptance {:.0}% on {prompt:.30}", out.stats.tau(), 100.0 * out.stats.acceptance_rate());
+        }
+    }
+}
+
+/// The retrained SmolLM2 EAGLE head as shipped for the engine kernels (`--precision q8_0`: one
+/// `ai.specrt::EagleHeadGgml` node, remembering pairs across calls) on the engine-kernel target it was trained on:
+/// alone and in the hybrid with lookup, 3 chat prompts x 256 tokens identical to AR, and its drafts hit.
+#[test]
+fn the_one_node_eagle_head_on_the_engine_kernels_is_lossless() {
+    const PROMPTS: [&str; 3] = [
+        "Write a Python function that returns the n-th Fibonacci number.",
+        "Give me three ideas for a rainy weekend.",
+        "What does a compiler do? Answer briefly.",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pipeline_yaml(dir.path(), &model_dir("smollm2-135m-instruct-int4-ggml-hs"), SPECULATIVE_YAML);
+    let mut p = Pipeline::load(&cfg).unwrap();
+    let head = model_dir("smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0");
+    assert!(std::fs::read_to_string(head.join("manifest.json")).unwrap().contains("EagleHeadGgml"), "{} is not the one-node export", head.display());
+    for prompt in PROMPTS {
+        let req = GenerationRequest { max_tokens: Some(256), chat: Some(true), ignore_eos: true, ..GenerationRequest::text(prompt) };
+        p.set_strategy(StrategyConfig::Ar {}).unwrap();
+        let ar = p.generate(&req, &mut |_| true).unwrap();
+        for hybrid in [false, true] {
+            let drafter =
+                DrafterConfig::Head { model: head.clone(), beam: 3, top_k: 3, max_nodes: 8, max_depth: 3, ngram: HybridLookup::Switch(hybrid) };
+            let window = WindowConfig { policy: WindowPolicyKind::CostModel, fallback: false, ..Default::default() };
+            p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
+            let out = p.generate(&req, &mut |_| true).unwrap();
+            let diff = out.tokens.iter().zip(&ar.tokens).position(|(a, b)| a != b);
+            assert_eq!(diff, None, "one-node EAGLE head (lookup {hybrid}) differs from AR at token {diff:?} on {prompt:?}");
+            assert_eq!(out.tokens.len(), ar.tokens.len());
+            assert!(out.stats.accepted > 0, "the one-node head never hit on {prompt:?}");
+            eprintln!(
+                "one-node eagle (lookup {hybrid}): tau {:.2}, acceptance {:.0}% on {prompt:.30}",
+                out.stats.tau(),
+                100.0 * out.stats.acceptance_rate()
+            );
         }
     }
 }

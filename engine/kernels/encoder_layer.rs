@@ -111,7 +111,7 @@ fn project(isa: Isa, w: Projection, x: &Q8Rows, y: &mut Vec<f32>, par: &dyn Para
 }
 
 /// `out = x / sqrt(mean(x^2) + eps) * scale` for one row (`scale.len()` values).
-fn rms_norm_row(x: &[f32], scale: &[f32], eps: f32, out: &mut [f32]) {
+pub(super) fn rms_norm_row(x: &[f32], scale: &[f32], eps: f32, out: &mut [f32]) {
     // Eight partial sums (the compiler keeps them in one vector register; one running sum would be serial).
     let mut acc = [0.0f32; 8];
     let chunks = x.chunks_exact(8);
@@ -129,7 +129,7 @@ fn rms_norm_row(x: &[f32], scale: &[f32], eps: f32, out: &mut [f32]) {
 }
 
 /// `act = silu(g) * u` for one row.
-fn swiglu_row(g: &[f32], u: &[f32], act: &mut [f32]) {
+pub(super) fn swiglu_row(g: &[f32], u: &[f32], act: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     if act.len().is_multiple_of(8) && Isa::detect().has_avx2() {
         // SAFETY: AVX2+FMA detected; the three slices hold the same multiple of 8 values.
@@ -302,37 +302,8 @@ mod tests {
     use super::*;
     use crate::kernels::block_format::BlockFormat;
     use crate::kernels::parallel::Serial;
+    use crate::kernels::test_weights::{q8_0, values};
     use crate::kernels::{BlockMatrix, PanelMatrix};
-
-    /// Deterministic values in [-1, 1).
-    fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
-
-    /// Q8_0 blocks of an `[n, k]` matrix (scale = max|w| / 127, round to nearest), and the weights they decode to.
-    fn q8_0(n: usize, k: usize, seed: u64, amp: f32) -> (Vec<u8>, Vec<f32>) {
-        let w: Vec<f32> = values(n * k, seed).iter().map(|v| v * amp).collect();
-        let (mut bytes, mut decoded) = (Vec::new(), Vec::new());
-        for block in w.chunks_exact(32) {
-            let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-            let d = crate::kernels::half::f16_to_f32(crate::kernels::half::f32_to_f16(amax / 127.0));
-            bytes.extend_from_slice(&crate::kernels::half::f32_to_f16(d).to_le_bytes());
-            for &v in block {
-                let q = if d > 0.0 { (v / d).round().clamp(-127.0, 127.0) as i8 } else { 0 };
-                bytes.push(q as u8);
-                decoded.push(f32::from(q) * d);
-            }
-        }
-        (bytes, decoded)
-    }
 
     /// The layer in f64 from the decoded weights, unquantized activations, no fusion: what the kernel approximates.
     #[allow(clippy::too_many_arguments)]

@@ -3,6 +3,8 @@
 //! - [`argmax`]: each row's argmax (first maximum, NaN never chosen), 8 values per compare.
 //! - [`attention`]: causal attention for one query row and head (rope, bias, softmax), batch-invariant.
 //! - [`block_format`]: the GGML block formats (Q4_0, Q4_1, Q8_0, Q4_K, Q6_K) read verbatim from a GGUF file.
+//! - [`eagle_head`]: the EAGLE-style draft head (fc over token and hidden state, one decoder layer for the newest
+//!   pair, the output matrix) in one call, remembering the pairs of recent calls.
 //! - [`encoder_layer`]: one pre-norm encoder layer (norms, block-matmul projections, bidirectional attention,
 //!   SwiGLU) in one call, the CTC NAT's.
 //! - [`low_rank`]: `y[r] += (x[r] @ A^T) @ B^T` on the rows a gate selects (SPACE's mask-only adapter).
@@ -37,6 +39,7 @@ mod block_matmul_avx2_panels;
 #[cfg(target_arch = "x86_64")]
 mod block_matmul_avx512;
 pub mod block_matrix;
+pub mod eagle_head;
 pub mod encoder_layer;
 pub mod half;
 pub mod low_rank;
@@ -44,6 +47,8 @@ pub mod panel_matrix;
 mod panel_operands;
 pub mod parallel;
 pub mod q8_rows;
+#[cfg(test)]
+mod test_weights;
 mod weight_lines;
 
 pub use block_format::BlockFormat;

@@ -169,7 +169,8 @@ def test_q8_0_head_writes_every_matrix_as_the_blocks_the_engine_kernel_reads(kin
     from export.ggml_blocks import ggml_encode
     import onnx
 
-    man = gdh.random_head(TINY, kind, str(tmp_path / "q8"), seed=0, precision="q8_0")
+    # (eagle node by node here; its default one-node export is the next test's)
+    man = gdh.random_head(TINY, kind, str(tmp_path / "q8"), seed=0, precision="q8_0", fused=False)
     assert man["precision"]["weights"] == "q8_0" and "MatMulGgml" in man["precision"]["notes"][0]
     model = onnx.load(os.path.join(tmp_path, "q8", "model.onnx"))
     ggml = [n for n in model.graph.node if n.op_type == "MatMulGgml"]
@@ -187,6 +188,39 @@ def test_q8_0_head_writes_every_matrix_as_the_blocks_the_engine_kernel_reads(kin
     w = inits["lm_head.weight.T"].T
     assert attrs == {"K": w.shape[1], "N": w.shape[0], "ggml_type": b"Q8_0"}
     assert np.array_equal(qinits[head.input[1]], ggml_encode(np.ascontiguousarray(w), "Q8_0"))
+
+
+def test_q8_0_eagle_head_is_one_node_with_the_stacked_blocks_and_the_graph_contract(tmp_path):
+    # The default q8_0 EAGLE export: one ai.specrt::EagleHeadGgml node (engine/kernels/eagle_head.rs) whose inputs
+    # are the graph inputs, the draft index, the float vectors and the Q8_0 blocks of the same weights (Q|K|V and
+    # gate|up stacked along N); the graph's inputs and outputs are the contract's, as the node-by-node export's
+    # (the negative control: it has no EagleHeadGgml and the same interface).
+    from export.ggml_blocks import ggml_encode
+    import onnx
+
+    man = gdh.random_head(TINY, "eagle", str(tmp_path / "one"), seed=0, precision="q8_0")
+    assert "EagleHeadGgml" in man["precision"]["notes"][0]
+    model = onnx.load(os.path.join(tmp_path, "one", "model.onnx"))
+    (node,) = model.graph.node
+    assert (node.op_type, node.domain) == ("EagleHeadGgml", "ai.specrt") and list(node.output) == ["features", "logits"]
+    assert list(node.input[:2]) == ["hidden_states", "input_ids"] and len(node.input) == 15
+    unfused_man = gdh.random_head(TINY, "eagle", str(tmp_path / "nodes"), seed=0, precision="q8_0", fused=False)
+    unfused = onnx.load(os.path.join(tmp_path, "nodes", "model.onnx"))
+    assert not [n for n in unfused.graph.node if n.op_type == "EagleHeadGgml"] and len(unfused.graph.node) > 40
+    assert man["graph"] == unfused_man["graph"]
+    assert [i.name for i in model.graph.input] == [i.name for i in unfused.graph.input]
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    H, F, vd = man["target"]["hidden_size"], man["head"]["intermediate_size"], man["head"]["draft_vocab_size"]
+    assert attrs["hidden"] == H and attrs["ffn"] == F and attrs["vocab"] == vd and attrs["num_heads"] == man["head"]["num_heads"]
+    assert attrs["ggml_type"] == b"Q8_0" and attrs["rope_theta"] == man["head"]["rope_theta"]
+    # The blocks are the node-by-node graph's, stacked: Q|K|V from its three MatMulGgml weights, lm_head as is.
+    uinits = {i.name: onnx.numpy_helper.to_array(i) for i in unfused.graph.initializer}
+    qkv = np.concatenate([uinits[f"{n}.weight.ggml_blocks"] for n in ("q_proj", "k_proj", "v_proj")], 0)
+    assert np.array_equal(inits[node.input[8]], qkv)
+    assert np.array_equal(inits[node.input[14]], uinits["lm_head.weight.ggml_blocks"])
+    assert np.array_equal(inits[node.input[2]], uinits["draft_index"]) and inits[node.input[3]].shape == (vd + 1, H)
+    assert inits[node.input[11]].shape[0] == 2 * F
 
 
 def test_source_sha256_rules():

@@ -2,6 +2,7 @@
 //! - `MatMulGgml` (block_matmul_op.rs): linear layers over GGUF blocks as stored;
 //! - `BatchInvariantAttention` (attention_op.rs): GroupQueryAttention's contract, one row at a time; and
 //!   `BatchInvariantAttentionF16Kv`, the same with an fp16 KV cache;
+//! - `EagleHeadGgml` (eagle_head_op.rs): a whole EAGLE-style draft head over GGUF blocks, remembering recent pairs;
 //! - `EncoderLayerGgml` (encoder_layer_op.rs): a whole pre-norm encoder layer over GGUF blocks (the CTC NAT's);
 //! - `ArgMaxRows` (argmax_op.rs): each row's argmax, optionally mapped through an id table (the CTC NAT's greedy
 //!   output).
@@ -13,6 +14,7 @@ use ort::operator::OperatorDomain;
 use super::argmax_op::ArgMaxRows;
 use super::attention_op::BatchInvariantAttention;
 use super::block_matmul_op::MatMulGgml;
+use super::eagle_head_op::EagleHeadGgml;
 use super::encoder_layer_op::EncoderLayerGgml;
 
 /// The ONNX domain of the engine's operators (exports import it at version 1).
@@ -25,5 +27,6 @@ pub(crate) fn domain() -> ort::Result<OperatorDomain> {
         .add(BatchInvariantAttention::<false>)?
         .add(BatchInvariantAttention::<true>)?
         .add(ArgMaxRows)?
-        .add(EncoderLayerGgml)
+        .add(EncoderLayerGgml)?
+        .add(EagleHeadGgml)
 }

@@ -14,18 +14,15 @@
 //! Panel copies of the four matrices are made when the session loads (they are constant initializers), as
 //! MatMulGgml does; the four matmuls split their columns over ONNX Runtime's intra-op pool.
 
-use std::ffi::c_void;
-
 use ort::operator::{ComputeContext, Kernel, KernelContext, Operator, OperatorInput, OperatorOutput};
 use ort::sys::OrtKernelContext;
 use ort::value::TensorElementType;
 use ort::AsPointer;
 
-use super::block_matmul_op::constant_panels;
-use super::op_io::{ggml_type_attr, input, output, positive_attr, OrtPool, MAX_RANK};
-use crate::kernels::block_matmul::Projection;
+use super::layer_op_parts::{check_block_widths, float_attr, required_inputs, ConstantPanels};
+use super::op_io::{ggml_type_attr, output, positive_attr, OrtPool, MAX_RANK};
 use crate::kernels::encoder_layer::{encoder_layer, EncoderLayerShape, EncoderLayerWeights, EncoderScratch};
-use crate::kernels::{BlockFormat, BlockMatrix, Isa, PanelMatrix};
+use crate::kernels::{BlockFormat, BlockMatrix, Isa};
 
 /// The operator's name in the `ai.specrt` domain.
 pub const OP_NAME: &str = "EncoderLayerGgml";
@@ -56,30 +53,12 @@ impl Operator for EncoderLayerGgml {
         let node = kctx.node_name().unwrap_or_default();
         let attr = |name| positive_attr(kctx, OP_NAME, &node, name);
         let (hidden, heads, ffn) = (attr("hidden")?, attr("num_heads")?, attr("ffn")?);
-        let eps = kctx
-            .get::<f32>("epsilon")
-            .filter(|e| e.is_finite() && *e >= 0.0)
-            .ok_or_else(|| ort::Error::new(format!("{OP_NAME} node {node:?}: attribute epsilon missing or not a finite non-negative float")))?;
+        let eps = float_attr(kctx, OP_NAME, &node, "epsilon", false)?;
         let format = ggml_type_attr(kctx, OP_NAME, &node)?;
-        for (what, k) in [("hidden", hidden), ("ffn", ffn)] {
-            if !k.is_multiple_of(format.block_weights()) {
-                return Err(ort::Error::new(format!(
-                    "{OP_NAME} node {node:?}: {what} = {k} is not a multiple of {}'s block ({})",
-                    format.name(),
-                    format.block_weights()
-                )));
-            }
-        }
+        check_block_widths(OP_NAME, &node, format, &[("hidden", hidden), ("ffn", ffn)])?;
         let shape = EncoderLayerShape { hidden, heads, ffn, eps };
         let isa = Isa::detect();
-        let panels = MATRICES.map(|(index, _)| {
-            let (n, k) = dims(index, &shape);
-            if isa.uses_panels(format) {
-                constant_panels(kctx, index, format, k, n)
-            } else {
-                None
-            }
-        });
+        let panels = ConstantPanels::new(kctx, isa, format, MATRICES.map(|(index, _)| index), |index| dims(index, &shape));
         Ok(EncoderLayerKernel { node, format, shape, isa, panels, scratch: EncoderScratch::new() })
     }
 }
@@ -99,8 +78,8 @@ pub(crate) struct EncoderLayerKernel {
     format: BlockFormat,
     shape: EncoderLayerShape,
     isa: Isa,
-    /// Per projection: the panel copy and the address and length of the buffer it was made from.
-    panels: [Option<(usize, usize, PanelMatrix)>; 4],
+    /// Panel copies of the four projections.
+    panels: ConstantPanels<4>,
     scratch: EncoderScratch,
 }
 
@@ -110,11 +89,8 @@ impl Kernel for EncoderLayerKernel {
         let err = |what: String| ort::Error::new(format!("{OP_NAME} node {:?}: {what}", self.node));
         let s = self.shape;
         let mut dims_buf = [[0i64; MAX_RANK]; 8];
-        let mut ptrs = [(std::ptr::null_mut::<c_void>(), 0usize); 8];
-        for (i, (d, p)) in dims_buf.iter_mut().zip(ptrs.iter_mut()).enumerate() {
-            // SAFETY: the kernel context is live for this call; shapes are checked before any data is read.
-            *p = unsafe { input(kctx, i, d)? }.ok_or_else(|| err(format!("input {i} is required")))?;
-        }
+        // SAFETY: the kernel context is live for this call; shapes are checked before any data is read.
+        let ptrs = unsafe { required_inputs(kctx, &mut dims_buf, &err)? };
         let shape_of = |i: usize| &dims_buf[i][..ptrs[i].1];
         let x_shape = shape_of(0);
         if x_shape.len() != 3 || x_shape[2] != s.hidden as i64 || x_shape.iter().any(|&d| d < 0) {
@@ -154,18 +130,8 @@ impl Kernel for EncoderLayerKernel {
             BlockMatrix::new(self.format, n, k, bytes).map_err(|e| err(format!("input {index} ({name}): {e}")))
         };
         let m = [matrix(3, "qkv")?, matrix(4, "o")?, matrix(6, "gate_up")?, matrix(7, "down")?];
-        if self.isa.uses_panels(self.format) {
-            for (slot, matrix) in m.iter().enumerate() {
-                let key = (ptrs[MATRICES[slot].0].0 as usize, len(MATRICES[slot].0));
-                if self.panels[slot].as_ref().is_none_or(|(p, l, _)| (*p, *l) != key) {
-                    self.panels[slot] = PanelMatrix::new(matrix).map(|p| (key.0, key.1, p));
-                }
-            }
-        }
-        let proj = |slot: usize| match &self.panels[slot] {
-            Some((_, _, p)) if self.isa.uses_panels(self.format) => Projection::Panels(p),
-            _ => Projection::Blocks(&m[slot]),
-        };
+        self.panels.refresh(&m, MATRICES.map(|(index, _)| (ptrs[index].0 as usize, len(index))));
+        let proj = |slot: usize| self.panels.projection(slot, &m[slot]);
         let weights = EncoderLayerWeights { attn_norm, qkv: proj(0), o: proj(1), ffn_norm, gate_up: proj(2), down: proj(3) };
         weights.check(&s).map_err(err)?;
         y.copy_from_slice(x);

@@ -9,7 +9,8 @@
 //! - [`head`]: the runner for small auxiliary graphs (draft heads).
 //! - [`call_cost`]: ONNX Runtime's own cost of one `Run` (a one-node graph), for the benchmark's overhead table.
 //! - [`custom_ops`]: the engine's own operators (`ai.specrt`: [`block_matmul_op`] for GGUF-block linear layers,
-//!   [`attention_op`] for batch-invariant attention, [`encoder_layer_op`] for a whole encoder layer, [`argmax_op`]
+//!   [`attention_op`] for batch-invariant attention, [`encoder_layer_op`] for a whole encoder layer, [`eagle_head_op`]
+//!   for a whole EAGLE-style draft head, [`argmax_op`]
 //!   for row argmaxes), registered on every session.
 //!
 //! This folder is the only place in the engine that uses the `ort` crate (scripts/check_layers.py checks it).
@@ -21,9 +22,11 @@ mod call_cost;
 pub mod contract;
 pub mod custom_ops;
 pub mod decoder;
+pub mod eagle_head_op;
 pub mod encoder;
 pub mod encoder_layer_op;
 pub mod head;
+mod layer_op_parts;
 pub mod library;
 mod op_io;
 pub mod providers;
