@@ -16,7 +16,7 @@ SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
-            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused \
+            $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused $(MODELS)/tiny-fp32-eagle-head-q4_1 \
             $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
 DEMO_PROMPT ?= What is the capital of France? Answer in one sentence, then name two famous sights there.
 
@@ -125,6 +125,8 @@ $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json expo
 # The same random heads on the engine's int8 kernel (--precision q8_0: every matrix as GGML Q8_0 blocks).
 $(MODELS)/tiny-fp32-%-head-q8_0/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --precision q8_0 --out $(MODELS)/tiny-fp32-$*-head-q8_0
+$(MODELS)/tiny-fp32-eagle-head-q4_1/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind eagle --precision q4_1 --out $(MODELS)/tiny-fp32-eagle-head-q4_1
 # The q8_0 EAGLE head is one ai.specrt::EagleHeadGgml node; this is the same head node by node (tests compare them).
 $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind eagle --precision q8_0 --unfused-layers \
@@ -610,6 +612,9 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE
 	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
+# The same heads as Q4_1 blocks (0.625 bytes per weight: a head call is bound by the bytes it streams).
+$(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q4_1/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q4_1 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q4_1
 # The same EAGLE heads node by node (--unfused-layers), for the comparison with the one-node head (docs/HEADS.md
 # "The head as one operator").
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0-unfused/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
@@ -652,7 +657,8 @@ bench-eagle-ggml-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct
 bench-eagle-fused-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
-		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0-unfused/manifest.json
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0-unfused/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q4_1/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-fused-smollm2.yaml --out bench-out/eagle-fused-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-fused-smollm2/results.json
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
@@ -704,6 +710,15 @@ bench-hybrid-lookup-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QW
 bench-eagle-depth-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-depth-qwen.yaml --out bench-out/eagle-depth-qwen
 	$(VPY) -m export.plot_bench bench-out/eagle-depth-qwen/results.json
+# The Qwen EAGLE head as one operator against the same head node by node (docs/HEADS.md "The head as one operator").
+$(QWEN_GGML_HS)-eagle-head-q8_0-unfused/manifest.json: export/trained/qwen1.5b-eagle-head/MANIFEST.json $(QWEN_GGML_HS)/manifest.json export/graph_draft_head.py
+	$(VPY) -m export draft-head export/trained/qwen1.5b-eagle-head --target $(QWEN_GGML_HS) --precision q8_0 --unfused-layers \
+		--out $(QWEN_GGML_HS)-eagle-head-q8_0-unfused
+.PHONY: bench-eagle-fused-qwen
+bench-eagle-fused-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json \
+		$(QWEN_GGML_HS)-eagle-head-q8_0-unfused/manifest.json
+	./target/release/specrt bench --config configs/bench/eagle-fused-qwen.yaml --out bench-out/eagle-fused-qwen
+	$(VPY) -m export.plot_bench bench-out/eagle-fused-qwen/results.json
 bench-ctc-qwen: setup datasets release $(QWEN_GGML)/manifest.json qwen-head-models
 	./target/release/specrt bench --config configs/bench/ctc-qwen.yaml --out bench-out/ctc-qwen
 	$(VPY) -m export.plot_bench bench-out/ctc-qwen/results.json

@@ -175,8 +175,9 @@ def main(argv=None) -> int:
     p.add_argument("--kind", choices=["ctc", "medusa", "eagle"], default=None, help="head kind of --random")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--draft-vocab-size", type=int, default=None, help="--random: draft vocabulary size")
-    p.add_argument("--precision", choices=["fp32", "q8_0"], default="fp32",
-                   help="q8_0: every matrix as GGML Q8_0 blocks on the engine's int8 kernel (a quarter of the bytes)")
+    p.add_argument("--precision", choices=["fp32", "q8_0", "q4_1"], default="fp32",
+                   help="q8_0: every matrix as GGML Q8_0 blocks on the engine's int8 kernel (a quarter of the bytes); "
+                        "q4_1: as Q4_1 blocks (0.625 bytes per weight)")
     p.add_argument("--unfused-layers", action="store_true",
                    help="q8_0 eagle: the head as ~50 ONNX nodes around MatMulGgml instead of one "
                         "ai.specrt::EagleHeadGgml (for comparisons)")

@@ -9,7 +9,9 @@ are the recipe's (export/train_draft_head.py; fp16 safetensors, names below) or 
 graph is plain fp32 ONNX (opset 23: RMSNormalization; attention written out with MatMul/Softmax so the numpy
 reference and the graph are op-for-op the same math). numpy + onnx only. `--precision q8_0` writes every matrix
 (projections and the output head) as GGML Q8_0 blocks on the engine's ai.specrt::MatMulGgml instead (block 32,
-round-to-nearest, fp16 scale: the int8 panel kernel), a quarter of the bytes a head call streams at 1-4 rows.
+round-to-nearest, fp16 scale: the int8 panel kernel), a quarter of the bytes a head call streams at 1-4 rows;
+`--precision q4_1` the same as Q4_1 blocks (a scale and an offset per 32 weights: 0.625 bytes per weight), for heads
+whose call is bound by the bytes it streams (docs/HEADS.md, "The head as one operator").
 
 Weight names (matrices are (out, in), like torch.nn.Linear):
   all kinds:  lm_head.weight [Vd(+1 for ctc), H]
@@ -37,7 +39,9 @@ from .graph_decoder import MS, OPSET, SPECRT, _Graph, save_model
 from .manifest import FORMAT, FORMAT_VERSION, sha256_file
 
 KINDS = ("ctc", "medusa", "eagle")
-PRECISIONS = ("fp32", "q8_0")
+PRECISIONS = ("fp32", "q8_0", "q4_1")
+# The block precisions: every matrix as GGML blocks of this type on the engine's kernels.
+BLOCK_TYPES = {"q8_0": "Q8_0", "q4_1": "Q4_1"}
 EPS = 1e-5
 ROPE_THETA = 10000.0
 STOP_IDS = (0, 1, 2)
@@ -283,15 +287,17 @@ def reference(kind: str, w: dict, cfg: dict, hidden: np.ndarray, mask=None, inpu
 
 def _matmul(g, x, m, name, weight, outputs=None):
     """x @ m.T for a weight m of shape (out, in) named `weight`: an fp32 MatMul (initializer weight.T), or
-    MatMulGgml over Q8_0 blocks (weight.ggml_blocks) when the graph is built at precision q8_0 (g.precision)."""
+    MatMulGgml over GGML blocks (weight.ggml_blocks) when the graph is built at a block precision (g.precision:
+    q8_0, q4_1)."""
     kw = {} if outputs is None else {"outputs": outputs}
-    if getattr(g, "precision", "fp32") == "q8_0":
+    block_type = BLOCK_TYPES.get(getattr(g, "precision", "fp32"))
+    if block_type:
         n, k = m.shape
         if k % 32:
-            raise ValueError(f"{name}: Q8_0 needs an input width that is a multiple of 32, got {k}")
-        blocks = ggml_encode(np.asarray(m, np.float32), "Q8_0")
+            raise ValueError(f"{name}: {block_type} needs an input width that is a multiple of 32, got {k}")
+        blocks = ggml_encode(np.asarray(m, np.float32), block_type)
         return g.op("MatMulGgml", [x, g.init(weight + ".ggml_blocks", blocks)], domain=SPECRT, name=name, K=k, N=n,
-                    ggml_type="Q8_0", **kw)
+                    ggml_type=block_type, **kw)
     return g.op("MatMul", [x, g.init(weight + ".T", np.ascontiguousarray(m.T))], name=name, **kw)
 
 
@@ -376,16 +382,16 @@ def io_spec(kind: str, cfg: dict) -> dict:
                         {"name": "logits", "dtype": f, "shape": [1, 1, vd]}]}
 
 
-def _fused_eagle(g, w, cfg, table) -> None:
+def _fused_eagle(g, w, cfg, table, block_type: str = "Q8_0") -> None:
     """The whole EAGLE head as one ai.specrt::EagleHeadGgml node (engine/kernels/eagle_head.rs): the same math as
-    the node-by-node graph below, Q/K/V and gate/up stacked along N, every matrix Q8_0. Why: as ~50 ONNX nodes a call
+    the node-by-node graph below, Q/K/V and gate/up stacked along N, every matrix `block_type`. Why: as ~50 ONNX nodes a call
     spent a third of its time in per-node dispatch, and the engine's kernel also remembers the pairs of recent calls
     (docs/HEADS.md, "The head as one operator")."""
     def blocks(names, name):
         stacked = np.concatenate([np.asarray(w[n], np.float32) for n in names], 0)
         if stacked.shape[1] % 32:
-            raise ValueError(f"{name}: Q8_0 needs an input width that is a multiple of 32, got {stacked.shape[1]}")
-        return g.init(name + ".ggml_blocks", ggml_encode(stacked, "Q8_0"))
+            raise ValueError(f"{name}: {block_type} needs an input width that is a multiple of 32, got {stacked.shape[1]}")
+        return g.init(name + ".ggml_blocks", ggml_encode(stacked, block_type))
     vec = lambda n: g.init(n, np.asarray(w[n], np.float32))
     ins = ["hidden_states", "input_ids", g.init("draft_index", table), g.init("embed.weight", w["embed.weight"]),
            vec("hidden_norm.weight"), blocks(["fc.weight"], "fc.weight"), vec("fc.bias"), vec("attn_norm.weight"),
@@ -395,21 +401,21 @@ def _fused_eagle(g, w, cfg, table) -> None:
            blocks(["lm_head.weight"], "lm_head.weight")]
     g.op("EagleHeadGgml", ins, n_out=2, domain=SPECRT, name="eagle_head", outputs=["features", "logits"],
          hidden=cfg["hidden_size"], num_heads=cfg["heads"], ffn=int(w["gate_proj.weight"].shape[0]),
-         vocab=int(w["lm_head.weight"].shape[0]), epsilon=float(EPS), rope_theta=float(ROPE_THETA), ggml_type="Q8_0")
+         vocab=int(w["lm_head.weight"].shape[0]), epsilon=float(EPS), rope_theta=float(ROPE_THETA), ggml_type=block_type)
 
 
 def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32", fused: bool = True) -> onnx.ModelProto:
-    """The head's graph. precision q8_0 + fused (the default) writes an EAGLE head as one ai.specrt::EagleHeadGgml
-    node; fused=False keeps it node by node around MatMulGgml (for comparisons)."""
+    """The head's graph. A block precision (q8_0, q4_1) + fused (the default) writes an EAGLE head as one
+    ai.specrt::EagleHeadGgml node; fused=False keeps it node by node around MatMulGgml (for comparisons)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}")
     g = _Graph()
     g.precision = precision
     H, N, W = cfg["hidden_size"], cfg["slots"], cfg["window"]
-    if kind == "eagle" and precision == "q8_0" and fused:
+    if kind == "eagle" and precision in BLOCK_TYPES and fused:
         table = np.asarray(cfg["index"], np.int64).copy()
         table[table < 0] = w["embed.weight"].shape[0] - 1
-        _fused_eagle(g, w, cfg, table)
+        _fused_eagle(g, w, cfg, table, BLOCK_TYPES[precision])
     elif kind == "medusa":
         x = _norm(g, "hidden_states", w, "norm.weight")  # [1, 1, H]
         cat = np.concatenate([w[f"heads.{j}.weight"] for j in range(N)], 0)  # [N*H, H]
@@ -468,7 +474,7 @@ def build_graph(kind: str, w: dict, cfg: dict, precision: str = "fp32", fused: b
         [helper.make_tensor_value_info(s["name"], dt[s["dtype"]], s["shape"]) for s in spec["outputs"]],
         initializer=g.inits)
     opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)]
-    if precision == "q8_0":
+    if precision in BLOCK_TYPES:
         opsets.append(helper.make_opsetid(SPECRT, 1))
     model = helper.make_model(graph, opset_imports=opsets, producer_name="specrt-export")
     model.ir_version = 11
@@ -496,7 +502,7 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
     cfg = dict(cfg, draft_vocab_size=vd, index=draft_index(vocab, target["vocab_size"]))
     os.makedirs(out_dir, exist_ok=True)
     files = save_model(build_graph(kind, w, cfg, precision, fused), out_dir)
-    one_node = kind == "eagle" and precision == "q8_0" and fused
+    one_node = kind == "eagle" and precision in BLOCK_TYPES and fused
     if check and precision == "fp32":
         onnx.checker.check_model(os.path.join(out_dir, files[0]), full_check=True)
     elif check:
@@ -523,8 +529,8 @@ def export_head(out_dir: str, kind: str, w: dict, cfg: dict, vocab: list, target
         "graph": {"file": "model.onnx", "external_data": "model.onnx.data", **io_spec(kind, cfg)},
         "precision": {"weights": precision, "notes": [
             "fp32 MatMul (trained weights stored as fp16)" if precision == "fp32" else
-            "GGML Q8_0 blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt MatMulGgml, int8 "
-            "activations per 32-block (the engine's panel kernel)" + (
+            f"GGML {BLOCK_TYPES.get(precision)} blocks (block 32, round-to-nearest from the fp16 weights) on ai.specrt "
+            "MatMulGgml, int8 activations per 32-block (the engine's panel kernel)" + (
                 "; the whole head one ai.specrt EagleHeadGgml node (engine/kernels/eagle_head.rs)" if one_node else
                 "")]},
         "source": source,

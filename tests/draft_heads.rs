@@ -88,7 +88,8 @@ fn greedy_tree_verification_equals_ar_for_every_head_kind_and_shape() {
 
 /// The heads exported at `--precision q8_0` (every matrix as GGML Q8_0 blocks on the engine's int8 kernel): still
 /// lossless (the target verifies), and drafting like the float heads they were made from: their accepted nodes are
-/// within 20% of the fp32 heads' on the same prompts (the rounding flips only near-ties of the draft's top-k).
+/// within 20% of the fp32 heads' on the same prompts (the rounding flips only near-ties of the draft's top-k). The
+/// EAGLE head also at `--precision q4_1` (Q4_1 blocks in its one-node export), under the same bounds.
 #[test]
 fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,8 +99,13 @@ fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let reference: Vec<Vec<u32>> = prompts.iter().map(|q| p.generate(&greedy(q, n), &mut |_| true).unwrap().tokens).collect();
     for kind in KINDS {
-        let mut accepted = [0usize; 2];
-        for (f, folder) in [format!("tiny-fp32-{kind}-head"), format!("tiny-fp32-{kind}-head-q8_0")].iter().enumerate() {
+        // EAGLE also at Q4_1 (`--precision q4_1`, its one-node export with 4-bit blocks).
+        let mut folders = vec![format!("tiny-fp32-{kind}-head"), format!("tiny-fp32-{kind}-head-q8_0")];
+        if kind == "eagle" {
+            folders.push("tiny-fp32-eagle-head-q4_1".into());
+        }
+        let mut accepted = vec![0usize; folders.len()];
+        for (f, folder) in folders.iter().enumerate() {
             let drafter =
                 DrafterConfig::Head { model: model_dir(folder), beam: 4, top_k: 3, max_nodes: 6, max_depth: 3, ngram: HybridLookup::Switch(false) };
             let window = WindowConfig { policy: WindowPolicyKind::Static, fallback: false, ..Default::default() };
@@ -110,10 +116,12 @@ fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
                 accepted[f] += out.stats.accepted;
             }
         }
-        eprintln!("{kind}: accepted {} (fp32 head) vs {} (q8_0 head)", accepted[0], accepted[1]);
-        assert!(accepted[0] > 0 && accepted[1] > 0, "{kind}: {accepted:?}");
-        let ratio = accepted[1] as f64 / accepted[0] as f64;
-        assert!((0.8..=1.25).contains(&ratio), "{kind}: the q8_0 head accepted {} nodes, the fp32 head {}", accepted[1], accepted[0]);
+        eprintln!("{kind}: accepted {accepted:?} ({folders:?})");
+        assert!(accepted.iter().all(|&a| a > 0), "{kind}: {accepted:?}");
+        for (folder, &a) in folders.iter().zip(&accepted).skip(1) {
+            let ratio = a as f64 / accepted[0] as f64;
+            assert!((0.8..=1.25).contains(&ratio), "{folder}: accepted {a} nodes, the fp32 head {}", accepted[0]);
+        }
     }
 }
 

@@ -223,6 +223,31 @@ def test_q8_0_eagle_head_is_one_node_with_the_stacked_blocks_and_the_graph_contr
     assert inits[node.input[11]].shape[0] == 2 * F
 
 
+def test_q4_1_heads_write_every_matrix_as_q4_1_blocks(tmp_path):
+    # --precision q4_1: the same graphs with Q4_1 blocks (the one-node EAGLE head's ggml_type, each MatMulGgml of
+    # the node-by-node one); the negative control is the q8_0 export of the same seed (other bytes, Q8_0 type).
+    from export.ggml_blocks import ggml_encode
+    import onnx
+
+    man = gdh.random_head(TINY, "eagle", str(tmp_path / "q4"), seed=0, precision="q4_1")
+    assert man["precision"]["weights"] == "q4_1" and "Q4_1 blocks" in man["precision"]["notes"][0]
+    (node,) = onnx.load(os.path.join(tmp_path, "q4", "model.onnx")).graph.node
+    assert onnx.helper.get_attribute_value(next(a for a in node.attribute if a.name == "ggml_type")) == b"Q4_1"
+    nodes = onnx.load(os.path.join(tmp_path, "q4n", "model.onnx")) if gdh.random_head(
+        TINY, "eagle", str(tmp_path / "q4n"), seed=0, precision="q4_1", fused=False) else None
+    ggml = [n for n in nodes.graph.node if n.op_type == "MatMulGgml"]
+    types = {onnx.helper.get_attribute_value(a) for n in ggml for a in n.attribute if a.name == "ggml_type"}
+    assert ggml and types == {b"Q4_1"}
+    fp = gdh.random_head(TINY, "eagle", str(tmp_path / "fp"), seed=0)
+    fp_model = onnx.load(os.path.join(tmp_path, "fp", "model.onnx"))
+    fp_inits = {i.name: onnx.numpy_helper.to_array(i) for i in fp_model.graph.initializer}
+    q4_inits = {i.name: onnx.numpy_helper.to_array(i) for i in nodes.graph.initializer}
+    w = np.ascontiguousarray(fp_inits["lm_head.weight.T"].T)
+    assert np.array_equal(q4_inits["lm_head.weight.ggml_blocks"], ggml_encode(w, "Q4_1"))
+    assert not np.array_equal(q4_inits["lm_head.weight.ggml_blocks"].ravel()[:64], ggml_encode(w, "Q8_0").ravel()[:64])
+    assert fp["precision"]["weights"] == "fp32"
+
+
 def test_source_sha256_rules():
     gguf = {"source": {"path": "/a/x.gguf", "format": "gguf", "files": {"x.gguf": "ab" * 32}, "source_num_layers": 30}}
     assert gdh.target_source_sha256(gguf) == "ab" * 32

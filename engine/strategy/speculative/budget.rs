@@ -20,12 +20,15 @@
 //! look-ahead node).
 //!
 //! A head that runs once per depth (EAGLE) pays for depth as well as for nodes: drafting d tokens deep is d head
-//! calls, so for it ([`NodeBudget::priced_per_depth`]) the drafting cost is `call_seconds x depth(n)` (the running
-//! seconds of one call times the depth of the n-node prefix) instead of one constant, and the look-ahead depth is
+//! calls, so for it ([`NodeBudget::priced_per_depth`]) the drafting cost is `first + later x (depth(n) - 1)` (the
+//! running seconds of a round's first call, and of each call after it, for the depth of the n-node prefix) instead
+//! of one constant, and the look-ahead depth is
 //! drafted only every [`EXPLORE_EVERY`]-th round (it is a whole call, not a free node). Why: on Qwen2.5-Coder-1.5B
 //! the EAGLE hybrid drafting 2-3 deep spent 0.12 of a target step per round on head calls and ran at 1.19x the
 //! fastest AR, against 1.24x with `max_depth: 1` set by hand (docs/HEADS.md); priced per call, the budget finds
-//! the shallow tree itself.
+//! the shallow tree itself. Why the first call apart: it finds the head's weights evicted by the target pass, the
+//! later ones find them in cache (SmolLM2's one-node head: 553 us, then 195 and 138 us; examples/rust/head_call.rs),
+//! and one average price learnt mostly from one-call rounds priced every further depth as a cold call.
 
 use super::cost::CostCurve;
 use crate::model::TokenTree;
@@ -55,8 +58,11 @@ pub(crate) struct NodeBudget {
     last_depth: usize,
     /// The head runs once per depth: drafting is priced per call (see [`NodeBudget::priced_per_depth`]).
     per_depth: bool,
-    /// Running seconds of one head call (per-depth heads), once a call is seen.
-    call_seconds: Option<f64>,
+    /// Running seconds of a round's first head call, with the round's other drafting work (per-depth heads), once
+    /// a call is seen.
+    first_call_seconds: Option<f64>,
+    /// Running seconds of each head call after a round's first (per-depth heads), once a round made two.
+    later_call_seconds: Option<f64>,
     /// Rounds observed (the exploration clock of a per-depth head).
     rounds: u64,
     /// Depth of each node of the tree being sized (scratch).
@@ -76,7 +82,8 @@ impl NodeBudget {
             last: max_nodes.max(2),
             last_depth: max_nodes.max(2),
             per_depth: false,
-            call_seconds: None,
+            first_call_seconds: None,
+            later_call_seconds: None,
             rounds: 0,
             depths: Vec::with_capacity(max_nodes.max(2)),
         }
@@ -149,9 +156,16 @@ impl NodeBudget {
         }
         let depths = &self.depths;
         let deepest = |n: usize| depths[..n].iter().copied().max().unwrap_or(0);
-        // `call_seconds` is learnt only for a per-depth head (see `observe`).
-        self.last = match self.call_seconds {
-            Some(call) => best_budget(curve, &self.reach, |n| call * deepest(n) as f64),
+        // The call prices are learnt only for a per-depth head (see `observe`); until a round made two calls, a
+        // later call is priced as a first one.
+        self.last = match self.first_call_seconds {
+            Some(first) => {
+                let later = self.later_call_seconds.unwrap_or(first);
+                best_budget(curve, &self.reach, |n| match deepest(n) {
+                    0 => 0.0,
+                    d => first + later * (d - 1) as f64,
+                })
+            }
             None => {
                 let draft = self.draft_seconds.unwrap_or(0.0);
                 best_budget(curve, &self.reach, |_| draft)
@@ -164,7 +178,7 @@ impl NodeBudget {
     /// Learns from a verified round (see [`TreeRound`]). A node past the budget counts as accepted when its parent
     /// ends the path and it holds the bonus, on the main chain (or anywhere when side branches are followed).
     pub fn observe(&mut self, round: &TreeRound) {
-        let &TreeRound { full, verified, path, bonus, follow_side, draft_seconds, head_calls } = round;
+        let &TreeRound { full, verified, path, bonus, follow_side, draft_seconds, head_calls, later_call_seconds } = round;
         self.rounds += 1;
         let main = main_chain_len(full);
         let last = path.last().copied().unwrap_or(0);
@@ -181,7 +195,10 @@ impl NodeBudget {
         let smooth = |old: Option<f64>, new: f64| Some(old.map_or(new, |old| old + self.alpha * (new - old)));
         self.draft_seconds = smooth(self.draft_seconds, draft_seconds);
         if self.per_depth && head_calls > 0 {
-            self.call_seconds = smooth(self.call_seconds, draft_seconds / head_calls as f64);
+            self.first_call_seconds = smooth(self.first_call_seconds, (draft_seconds - later_call_seconds).max(0.0));
+            if head_calls > 1 {
+                self.later_call_seconds = smooth(self.later_call_seconds, later_call_seconds / (head_calls - 1) as f64);
+            }
         }
     }
 }
@@ -202,6 +219,8 @@ pub struct TreeRound<'a> {
     pub draft_seconds: f64,
     /// The head calls the round's drafting made (a per-depth head's price per call is learnt from them).
     pub head_calls: u64,
+    /// Seconds of those calls after the first (0 with one call or none).
+    pub later_call_seconds: f64,
 }
 
 /// Nodes 0..n of the main chain (node i's parent is i - 1), the root included.
@@ -280,6 +299,7 @@ mod tests {
                 follow_side: false,
                 draft_seconds: 0.018,
                 head_calls: 3,
+                later_call_seconds: 0.012,
             });
             b.conditional = vec![1.0, 0.8, 0.8, 0.8];
         };
@@ -296,6 +316,7 @@ mod tests {
                 follow_side: false,
                 draft_seconds: 0.006,
                 head_calls: 1,
+                later_call_seconds: 0.0,
             });
             per_depth.conditional = vec![1.0, 0.8, 0.8, 0.8];
             assert_eq!(per_depth.choose(&tree, false), 2);
@@ -307,6 +328,43 @@ mod tests {
         learn(&mut constant);
         assert_eq!(constant.choose(&tree, false), 4);
         assert_eq!(constant.depth_hint(), 4);
+    }
+
+    #[test]
+    fn a_head_whose_later_calls_are_cheap_drafts_deeper() {
+        // As above (verify 10 / 10.5 / 11 / 11.5 ms, 80% per node), but the head's first call of a round costs 6 ms
+        // (its weights come from memory) and each later one 0.5 ms (they are in cache). Rounds drafting one deep see
+        // only first calls; every 4th drafts two deep and shows the cheap second call.
+        let tree = TokenTree::chain(&[9, 1, 2, 3]);
+        let curve = ms(&[(1, 10.0), (2, 10.5), (3, 11.0), (4, 11.5)]);
+        let run = |later_ms: f64| {
+            let mut b = NodeBudget::new(4, 0.5).priced_per_depth(true);
+            b.set_curve(curve.clone());
+            for round in 1..=8u64 {
+                let calls = if round.is_multiple_of(EXPLORE_EVERY) { 2 } else { 1 };
+                let later = later_ms * (calls - 1) as f64 / 1e3;
+                let path: &[usize] = if calls == 2 { &[0, 1, 2] } else { &[0, 1] };
+                b.observe(&TreeRound {
+                    full: &tree,
+                    verified: calls as usize + 1,
+                    path,
+                    bonus: 5,
+                    follow_side: false,
+                    draft_seconds: 0.006 + later,
+                    head_calls: calls,
+                    later_call_seconds: later,
+                });
+                b.conditional = vec![1.0, 0.8, 0.8, 0.8];
+            }
+            b.choose(&tree, false)
+        };
+        // first + later x (depth - 1): 1.8 / 16.5 = 0.109 < 2.44 / 17.5 = 0.139 < 2.952 / 18.5 = 0.160: the chain.
+        assert_eq!(run(0.5), 4);
+        // The control: later calls as dear as the first (6 ms each) keep it one deep (0.109 > 0.106 > 0.100).
+        assert_eq!(run(6.0), 2);
+        // One average price per call, as these rounds taught it before (6 ms in one-call rounds, 3.25 ms in the
+        // two-call ones, smoothed at 0.5: ~4.6 ms), stops a node short of the chain (0.119 < 0.121 > 0.117).
+        assert_eq!(best_budget(&curve, &[1.0, 0.8, 0.64, 0.512], |n| 0.0046 * (n - 1) as f64), 3);
     }
 
     #[test]
@@ -322,7 +380,16 @@ mod tests {
         b.set_curve(curve);
         // Every round: node 1 accepted, node 2 verified and rejected (the bonus is 8).
         for _ in 0..20 {
-            b.observe(&TreeRound { full: &tree, verified: 3, path: &[0, 1], bonus: 8, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
+            b.observe(&TreeRound {
+                full: &tree,
+                verified: 3,
+                path: &[0, 1],
+                bonus: 8,
+                follow_side: false,
+                draft_seconds: 0.002,
+                head_calls: 0,
+                later_call_seconds: 0.0,
+            });
         }
         assert!(b.conditional[1] > 0.99 && b.conditional[2] < 0.01, "{:?}", b.conditional);
         // Node 3's parent was never accepted: it keeps its prior; node 4 (a side child of the root) is never
@@ -334,7 +401,16 @@ mod tests {
         // Past the budget: verified 2 nodes, path [0, 1], and the bonus equals node 2's token -> node 2 learnt
         // as accepted without being verified.
         for _ in 0..20 {
-            b.observe(&TreeRound { full: &tree, verified: 2, path: &[0, 1], bonus: 2, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
+            b.observe(&TreeRound {
+                full: &tree,
+                verified: 2,
+                path: &[0, 1],
+                bonus: 2,
+                follow_side: false,
+                draft_seconds: 0.002,
+                head_calls: 0,
+                later_call_seconds: 0.0,
+            });
         }
         assert!(b.conditional[2] > 0.99);
         // reach 1 / 1 / 0.5 (node 3 keeps its prior) / 0 (side): n=4 gives 3.5 / 16 ms against 3 / 14 ms at n=3.
@@ -350,9 +426,27 @@ mod tests {
         // A side child holding the target's token ends a lossless round as the bonus: not accepted, unless side
         // branches are followed.
         let mut side = NodeBudget::new(5, 1.0);
-        side.observe(&TreeRound { full: &tree, verified: 2, path: &[0], bonus: 7, follow_side: false, draft_seconds: 0.002, head_calls: 0 });
+        side.observe(&TreeRound {
+            full: &tree,
+            verified: 2,
+            path: &[0],
+            bonus: 7,
+            follow_side: false,
+            draft_seconds: 0.002,
+            head_calls: 0,
+            later_call_seconds: 0.0,
+        });
         assert_eq!(side.conditional[4], 0.0);
-        side.observe(&TreeRound { full: &tree, verified: 2, path: &[0], bonus: 7, follow_side: true, draft_seconds: 0.002, head_calls: 0 });
+        side.observe(&TreeRound {
+            full: &tree,
+            verified: 2,
+            path: &[0],
+            bonus: 7,
+            follow_side: true,
+            draft_seconds: 0.002,
+            head_calls: 0,
+            later_call_seconds: 0.0,
+        });
         assert_eq!(side.conditional[4], 1.0);
     }
 }

@@ -34,6 +34,8 @@ pub(crate) struct HeadDrafter {
     ids: Vec<i64>,
     mask: Vec<i64>,
     scored: Vec<(f64, Vec<u32>)>,
+    /// Seconds of the last `candidates` call's head calls after its first (EAGLE's later depths).
+    later_call_seconds: f64,
 }
 
 impl HeadDrafter {
@@ -55,6 +57,7 @@ impl HeadDrafter {
             ids: Vec::new(),
             mask: Vec::new(),
             scored: Vec::new(),
+            later_call_seconds: 0.0,
         }
     }
 
@@ -118,9 +121,16 @@ impl HeadDrafter {
         self.graph.backend_calls()
     }
 
+    /// Seconds the last [`HeadDrafter::candidates`] spent in head calls after its first (EAGLE drafts one call per
+    /// depth, and its later calls find the weights the first one brought into the caches; 0 for the other kinds).
+    pub fn later_call_seconds(&self) -> f64 {
+        self.later_call_seconds
+    }
+
     /// Candidate continuations after the pending token (target ids, at most `max_depth` tokens each), best first.
     pub fn candidates(&mut self, max_depth: usize, out: &mut Vec<Vec<u32>>) -> Result<()> {
         out.clear();
+        self.later_call_seconds = 0.0;
         if self.count == 0 || max_depth == 0 {
             return Ok(());
         }
@@ -204,10 +214,14 @@ impl HeadDrafter {
         let mut chain = Vec::with_capacity(depth);
         for d in 0..depth {
             let s = self.ids.len();
+            let seconds_before = self.graph.backend_seconds();
             self.graph.run(&[
                 HeadInput::F32 { name: "hidden_states", data: &self.input, shape: &[1, s as i64, h as i64] },
                 HeadInput::I64 { name: "input_ids", data: &self.ids, shape: &[1, s as i64] },
             ])?;
+            if d > 0 {
+                self.later_call_seconds += self.graph.backend_seconds() - seconds_before;
+            }
             // The newest pair's row: the last of the output (current exports return only that row, so the
             // call's cost hardly grows with S; older ones return all S rows).
             let row = last_row(&*self.graph, "logits", vd)?;

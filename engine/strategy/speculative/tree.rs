@@ -256,7 +256,8 @@ impl Strategy for TreeSpeculative {
             ctx.target.commit_tree_path(path)?;
             if let Some(sizer) = round_sizer {
                 let head_calls = head.backend_calls() - calls_before;
-                sizer.observe(&TreeRound { full, verified: tree.len(), path, bonus, follow_side, draft_seconds, head_calls });
+                let later_call_seconds = if head_calls > 1 { head.later_call_seconds() } else { 0.0 };
+                sizer.observe(&TreeRound { full, verified: tree.len(), path, bonus, follow_side, draft_seconds, head_calls, later_call_seconds });
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
             let states = ctx.target.last_hidden_states().unwrap_or(&[]);
