@@ -185,6 +185,11 @@ impl EagleScratch {
         }
     }
 
+    /// Forgets every remembered pair (what they hold depends on the weights: call it when they change).
+    pub fn forget(&mut self) {
+        self.pairs.clear();
+    }
+
     /// (pairs computed, pairs read) over all calls so far: how much the row cache saved.
     pub fn rows_computed_and_seen(&self) -> (u64, u64) {
         (self.rows_computed, self.rows_seen)
@@ -612,6 +617,11 @@ mod tests {
             let after = run(isa, w, &hidden, &ids, &mut cached);
             assert_ne!(before.1, after.1, "{}: a changed hidden state gave the remembered pair's logits", isa.name());
             assert_eq!(after, run(isa, w, &hidden, &ids, &mut EagleScratch::with_memory(false)));
+            // After `forget` (new weights) every pair is computed again.
+            let computed = cached.rows_computed_and_seen().0;
+            cached.forget();
+            run(isa, w, &hidden, &ids, &mut cached);
+            assert_eq!(cached.rows_computed_and_seen().0, computed + 16);
         });
     }
 

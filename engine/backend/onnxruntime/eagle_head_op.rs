@@ -64,7 +64,7 @@ impl Operator for EagleHeadGgml {
         let shape = EagleHeadShape { hidden, heads, ffn, vocab, eps, rope_theta };
         let isa = Isa::detect();
         let panels = ConstantPanels::new(kctx, isa, format, MATRICES.map(|(index, _)| index), |index| dims(index, &shape));
-        Ok(EagleHeadKernel { node, format, shape, isa, panels, scratch: EagleScratch::new() })
+        Ok(EagleHeadKernel { node, format, shape, isa, panels, scratch: EagleScratch::new(), weights_at: [0; INPUTS - 2] })
     }
 }
 
@@ -88,6 +88,9 @@ pub(crate) struct EagleHeadKernel {
     /// Panel copies of the six block matrices.
     panels: ConstantPanels<6>,
     scratch: EagleScratch,
+    /// Addresses of the weight inputs (2..) the remembered pairs were computed with: the contract makes them
+    /// constant initializers, but a node fed other weights must not read pairs computed with the old ones.
+    weights_at: [usize; INPUTS - 2],
 }
 
 impl Kernel for EagleHeadKernel {
@@ -157,6 +160,11 @@ impl Kernel for EagleHeadKernel {
             lm_head: proj(5),
         };
         weights.check(&s).map_err(err)?;
+        let weights_at = std::array::from_fn(|i| ptrs[i + 2].0 as usize);
+        if weights_at != self.weights_at {
+            self.scratch.forget();
+            self.weights_at = weights_at;
+        }
         eagle_head(self.isa, &s, &weights, hidden_states, ids, &mut self.scratch, &OrtPool(kctx), features, logits).map_err(err)
     }
 }
