@@ -63,6 +63,43 @@ def test_writes_documents_the_engine_reads(tmp_path, tiny_export):
     assert json.loads((tmp_path / "all" / "corpus.json").read_text())["documents"] == 4
 
 
+def test_self_distillation_records_a_base_corpus_and_the_bench_exclusion(tmp_path, tiny_export, monkeypatch):
+    # export/head_data.py's self-distillation records (`answer` text, `prompt` in front when present, `tokens` a
+    # count) are read; --base keeps an existing corpus's documents first; --exclude-bench drops a text document
+    # sharing an 8-word shingle with a bench prompt (the prompts are stubbed here: no registry fetch in a unit test).
+    import export.head_data as head_data
+
+    target, _, _ = tiny_export("fp32")
+    base_data = tmp_path / "base.jsonl"
+    _write_jsonl(base_data, [{"tokens": [5, 6, 7]}])
+    assert main(_args([str(base_data)], target, str(tmp_path / "base"))) == 0
+    bench = "write a python function that returns the sum of two integers a and b"
+    monkeypatch.setattr(head_data, "bench_prompts", lambda tmp: ([bench], [{"registry": "stub"}]))
+    data = tmp_path / "self_distill.jsonl"
+    _write_jsonl(data, [
+        {"id": "a/1", "answer": "hi there", "tokens": 2, "by": "engine"},
+        {"id": "c/1", "prompt": "def f(x):", "answer": " return x", "tokens": 2, "by": "engine"},
+        {"id": "c/2", "prompt": "# " + bench.upper() + "\n", "answer": "pass", "tokens": 1, "by": "engine"},
+    ])
+    args = argparse.Namespace(**vars(_args([str(data)], target, str(tmp_path / "plus"))), base=str(tmp_path / "base"),
+                              exclude_bench=True)
+    assert main(args) == 0
+    from export.lookup_corpus import read
+
+    docs = read(str(tmp_path / "plus"))
+    assert docs[0] == [5, 6, 7], "the base corpus first"
+    assert len(docs) == 3, "the contaminated record is dropped"
+    m = json.loads((tmp_path / "plus" / "corpus.json").read_text())
+    assert m["sources"]["files"]["self_distill.jsonl"]["dropped_bench_overlap"] == 1
+    assert m["sources"]["base"]["documents"] == 1 and m["sources"]["bench_exclusion"]["bench_prompts"] == 1
+    assert "--base" in json.loads((tmp_path / "plus" / "MANIFEST.json").read_text())["how"]
+    # The control: without --exclude-bench the record stays; --base must not be --out.
+    assert main(argparse.Namespace(**vars(_args([str(data)], target, str(tmp_path / "all"))))) == 0
+    assert len(read(str(tmp_path / "all"))) == 3
+    with pytest.raises(SystemExit, match="another folder"):
+        main(argparse.Namespace(**vars(_args([str(data)], target, str(tmp_path / "base"))), base=str(tmp_path / "base")))
+
+
 def test_refuses_ids_outside_the_vocabulary_and_unknown_records(tmp_path, tiny_export):
     target, manifest, _ = tiny_export("fp32")
     data = tmp_path / "data.jsonl"
