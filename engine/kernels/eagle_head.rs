@@ -207,7 +207,7 @@ impl EagleScratch {
     /// this call), else the least recently used.
     fn allocate(&mut self, token: i64, hidden: &[f32], d: usize) -> usize {
         let calls = self.calls;
-        let reuse = if self.pairs.len() < CACHED_PAIRS.max(1) {
+        let reuse = if self.pairs.len() < CACHED_PAIRS {
             None
         } else {
             self.pairs.iter().enumerate().filter(|(_, p)| p.used < calls).min_by_key(|(_, p)| p.used).map(|(i, _)| i)
