@@ -15,6 +15,7 @@ SMOL_CORPUS := $(MODELS)/smollm2-lookup-corpus
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
+            $(MODELS)/tiny-fp32-hs-specrt \
             $(MODELS)/tiny-fp32-space $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head,ctc medusa eagle)) \
             $(addprefix $(MODELS)/tiny-fp32-,$(addsuffix -head-q8_0,ctc medusa eagle)) $(MODELS)/tiny-fp32-eagle-head-q8_0-unfused $(MODELS)/tiny-fp32-eagle-head-q4_1 \
             $(MODELS)/tiny-kquant-fp32 $(MODELS)/tiny-kquant-ggml $(MODELS)/tiny-kquant-int4 $(MODELS)/tiny-kquant-ggml-f16kv
@@ -120,6 +121,10 @@ $(MODELS)/tiny-draft-fp32/manifest.json: $(VENV)/.stamp export/tiny.py export/gr
 # (export/README.md "The draft-head contract"): the fast lossless tests of tree verification (tests/draft_heads.rs).
 $(MODELS)/tiny-fp32-hs/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
 	$(VPY) -m export tiny --hidden-states --out $(MODELS)/tiny-fp32-hs
+# The same target on the engine's attention kernel, where every node of a token tree equals the chain over its
+# path and the tree strategy accepts side branches losslessly (tests/tree_side_branches.rs); the heads bind to it.
+$(MODELS)/tiny-fp32-hs-specrt/manifest.json: $(VENV)/.stamp export/tiny.py export/graph_decoder.py
+	$(VPY) -m export tiny --hidden-states --attention-kernel specrt --out $(MODELS)/tiny-fp32-hs-specrt
 $(MODELS)/tiny-fp32-%-head/manifest.json: $(MODELS)/tiny-fp32/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head --random --target $(MODELS)/tiny-fp32 --kind $* --out $(MODELS)/tiny-fp32-$*-head
 # The same random heads on the engine's int8 kernel (--precision q8_0: every matrix as GGML Q8_0 blocks).
@@ -661,6 +666,12 @@ bench-eagle-fused-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruc
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q4_1/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-fused-smollm2.yaml --out bench-out/eagle-fused-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-fused-smollm2/results.json
+.PHONY: bench-side-branches-smollm2
+bench-side-branches-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+		$(MODELS)/smollm2-135m-instruct-int4-ggml-medusa-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/side-branches-smollm2.yaml --out bench-out/side-branches-smollm2
+	$(VPY) -m export.plot_bench bench-out/side-branches-smollm2/results.json
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
 # SPACE on the engine kernels (issue 13; docs/SPACE.md "On the engine's kernels"): the pass-cost curve that chose k

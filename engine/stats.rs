@@ -35,6 +35,13 @@ pub enum Details {
         /// drafting, lossless walk: the head's candidates could only have been side branches, worth nothing).
         #[serde(default)]
         lookup_only_rounds: usize,
+        /// How the walk treats side branches: `exact` (the load-time probe found every tree node equal to the
+        /// chain over its path, so any node may be accepted), `main_chain_only`, or `lossy` (`allow_lossy`).
+        #[serde(default)]
+        side_branches: String,
+        /// Tokens accepted on side nodes (off the main chain) over the generation.
+        #[serde(default)]
+        side_tokens: usize,
     },
     /// SPACE decoding.
     Space {

@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::collections::HashMap;
-
 use common::*;
 use specrt::config::{CorpusConfig, DrafterConfig, HybridLookup, LookupSettings, StrategyConfig, WindowConfig, WindowPolicyKind};
 use specrt::{GenerationRequest, Pipeline, Prompt};
@@ -27,12 +25,7 @@ fn head_with(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool, policy
 
 /// A head drafter with hybrid lookup `ngram` (a switch, or the `kind: ngram` drafter's settings).
 fn head_lookup(kind: &str, max_nodes: usize, max_depth: usize, ngram: HybridLookup, policy: WindowPolicyKind) -> StrategyConfig {
-    StrategyConfig::Speculative {
-        drafter: DrafterConfig::Head { model: model_dir(&format!("tiny-fp32-{kind}-head")), beam: 4, top_k: 3, max_nodes, max_depth, ngram },
-        // The payoff guard off: these tests exercise the tree on every round.
-        window: WindowConfig { policy, fallback: false, ..Default::default() },
-        allow_lossy: false,
-    }
+    tiny_head(kind, max_nodes, max_depth, ngram, policy)
 }
 
 fn target() -> std::path::PathBuf {
@@ -106,8 +99,15 @@ fn q8_0_heads_stay_lossless_and_draft_like_their_float_heads() {
         }
         let mut accepted = vec![0usize; folders.len()];
         for (f, folder) in folders.iter().enumerate() {
-            let drafter =
-                DrafterConfig::Head { model: model_dir(folder), beam: 4, top_k: 3, max_nodes: 6, max_depth: 3, ngram: HybridLookup::Switch(false) };
+            let drafter = DrafterConfig::Head {
+                model: model_dir(folder),
+                beam: 4,
+                top_k: 3,
+                max_nodes: 6,
+                max_depth: 3,
+                ngram: HybridLookup::Switch(false),
+                side_branches: Default::default(),
+            };
             let window = WindowConfig { policy: WindowPolicyKind::Static, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
             for (i, (prompt, want)) in prompts.iter().zip(&reference).enumerate() {
@@ -205,18 +205,8 @@ fn tree_sampling_matches_ar_sampling() {
     let prompt = vec![10u32, 20, 30, 40, 10, 20, 30, 40, 10, 20];
     const CHAIN: usize = 10;
     let runs = 1200u64;
-    let law = |p: &mut Pipeline, offset: u64, accepted: &mut usize| {
-        let mut by_pos: Vec<HashMap<u32, usize>> = vec![HashMap::new(); CHAIN];
-        for s in 0..runs {
-            let req = GenerationRequest { temperature: Some(1.0), top_k: Some(8), seed: Some(offset + s), ..greedy(&prompt, CHAIN) };
-            let out = p.generate(&req, &mut |_| true).unwrap();
-            *accepted += out.stats.accepted;
-            for (i, &t) in out.tokens.iter().enumerate() {
-                *by_pos[i].entry(t).or_default() += 1;
-            }
-        }
-        by_pos
-    };
+    let law =
+        |p: &mut Pipeline, offset: u64, accepted: &mut usize| sampling_law(p, &prompt, CHAIN, runs, offset, |out| *accepted += out.stats.accepted);
     p.set_strategy(StrategyConfig::Ar {}).unwrap();
     let mut none = 0;
     let ar = law(&mut p, 0, &mut none);
@@ -328,6 +318,7 @@ fn trained_heads_on_smollm2_are_lossless() {
                 max_nodes,
                 max_depth: 3,
                 ngram: HybridLookup::Switch(true),
+                side_branches: Default::default(),
             };
             let window = WindowConfig { policy, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
@@ -361,8 +352,15 @@ fn the_one_node_eagle_head_on_the_engine_kernels_is_lossless() {
         p.set_strategy(StrategyConfig::Ar {}).unwrap();
         let ar = p.generate(&req, &mut |_| true).unwrap();
         for hybrid in [false, true] {
-            let drafter =
-                DrafterConfig::Head { model: head.clone(), beam: 3, top_k: 3, max_nodes: 8, max_depth: 3, ngram: HybridLookup::Switch(hybrid) };
+            let drafter = DrafterConfig::Head {
+                model: head.clone(),
+                beam: 3,
+                top_k: 3,
+                max_nodes: 8,
+                max_depth: 3,
+                ngram: HybridLookup::Switch(hybrid),
+                side_branches: Default::default(),
+            };
             let window = WindowConfig { policy: WindowPolicyKind::CostModel, fallback: false, ..Default::default() };
             p.set_strategy(StrategyConfig::Speculative { drafter, window, allow_lossy: false }).unwrap();
             let out = p.generate(&req, &mut |_| true).unwrap();

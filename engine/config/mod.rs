@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 pub use schema::{
     BackendConfig, BackendKind, CorpusConfig, CtcDecodeKind, CudaOptions, DrafterConfig, GenerationDefaults, HybridLookup, LevelConfig,
-    LookupSettings, OptimizationLevel, PipelineConfig, ProviderConfig, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule, WindowConfig,
-    WindowPolicyKind,
+    LookupSettings, OptimizationLevel, PipelineConfig, ProviderConfig, SideBranchPolicy, SpaceCandidates, SpaceLookup, StrategyConfig, ThresholdRule,
+    WindowConfig, WindowPolicyKind,
 };
 
 use crate::error::{Error, Result};

@@ -458,7 +458,23 @@ pub enum DrafterConfig {
         /// match_ratio, corpus).
         #[serde(default)]
         ngram: HybridLookup,
+        /// Whether the walk may accept side nodes of the tree: `auto` (when the load-time probe finds every tree
+        /// node bitwise equal to the chain over its path, as on the engine's attention kernel) or `main_chain`
+        /// (never: the tree's alternatives only end a round as its bonus; for comparisons).
+        #[serde(default)]
+        side_branches: SideBranchPolicy,
     },
+}
+
+/// How a head drafter's tree walk treats side branches (see `DrafterConfig::Head::side_branches`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideBranchPolicy {
+    /// Follow side branches when the load-time probe finds them exact.
+    #[default]
+    Auto,
+    /// Keep to the main chain whatever the probe says.
+    MainChain,
 }
 
 /// Prompt lookup inside a head drafter's tree (hybrid drafting). YAML: `ngram: true | false` or

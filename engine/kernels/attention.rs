@@ -366,6 +366,14 @@ pub(super) mod avx2 {
     }
 
     /// `scores[j] = exp(scores[j] - max)` in place; returns their sum: [`attend`]'s softmax steps exactly.
+    ///
+    /// The sum's lanes follow the ordinal of each NON-ZERO term, not the key index: term number m (counting only
+    /// the terms that are not exactly 0) goes to lane m mod 8. Without exact zeros this is the key index. With
+    /// them (keys hidden by the mask, whose exp is exactly 0, or scores that underflow), a row sums exactly what it
+    /// would sum over its visible keys alone, laid out contiguously. That is what makes a token-tree node bitwise
+    /// equal to the chain pass over its own path: its ancestors sit at other key indices with siblings masked in
+    /// between, and with lanes by key index the same terms were grouped differently (docs/KERNELS.md "Side
+    /// branches exact"). The scores and the weighted sum already were: one key at a time, zeros adding nothing.
     #[inline(always)]
     unsafe fn softmax_in_place(scores: &mut [f32]) -> f32 {
         let visible = scores.len();
@@ -382,7 +390,10 @@ pub(super) mod avx2 {
                 max = max.max(s);
             }
             let mv = _mm256_set1_ps(max);
-            let mut sumv = _mm256_setzero_ps();
+            let zero = _mm256_setzero_ps();
+            let mut sumv = zero;
+            // Lanes holding an exact zero, over the real terms (the tail's padding lanes are not terms).
+            let mut zeros = 0i32;
             let mut j = 0;
             // Whole chunks in place; only the tail goes through a padded copy (its -inf lanes add exp = 0). The copy
             // for every chunk cost ~7% of attention in memmove calls (perf, SmolLM2 shapes, 2026-12-05).
@@ -390,6 +401,7 @@ pub(super) mod avx2 {
                 let e = exp(_mm256_sub_ps(_mm256_loadu_ps(scores.as_ptr().add(j)), mv));
                 _mm256_storeu_ps(scores.as_mut_ptr().add(j), e);
                 sumv = _mm256_add_ps(sumv, e);
+                zeros |= _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ));
                 j += 8;
             }
             if j < visible {
@@ -400,6 +412,40 @@ pub(super) mod avx2 {
                 _mm256_storeu_ps(chunk.as_mut_ptr(), e);
                 scores[j..].copy_from_slice(&chunk[..n]);
                 sumv = _mm256_add_ps(sumv, e);
+                zeros |= _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ)) & ((1 << n) - 1);
+            }
+            if zeros == 0 {
+                // No zero term: ordinals are key indices (every causal decode row and chain row without underflow).
+                return hsum(sumv);
+            }
+            sum_nonzero(scores)
+        }
+    }
+
+    /// The sum of the non-zero values of `terms`, the m-th of them in lane m mod 8 (chunks of 8 added in order,
+    /// the last chunk padded with zeros), reduced by [`hsum`]: over a slice without zeros, exactly the fast path's
+    /// sum in [`softmax_in_place`]. Taken only by rows with a zero term (a tree pass's masked keys), so the
+    /// compaction's scalar gather costs nothing on decode steps and chain passes.
+    #[inline(always)]
+    unsafe fn sum_nonzero(terms: &[f32]) -> f32 {
+        // SAFETY: register-only intrinsics and loads from a local array, under the caller's target features.
+        unsafe {
+            let mut sumv = _mm256_setzero_ps();
+            let mut chunk = [0f32; 8];
+            let mut n = 0;
+            for &t in terms {
+                if t != 0.0 {
+                    chunk[n] = t;
+                    n += 1;
+                    if n == 8 {
+                        sumv = _mm256_add_ps(sumv, _mm256_loadu_ps(chunk.as_ptr()));
+                        n = 0;
+                    }
+                }
+            }
+            if n > 0 {
+                chunk[n..].fill(0.0);
+                sumv = _mm256_add_ps(sumv, _mm256_loadu_ps(chunk.as_ptr()));
             }
             hsum(sumv)
         }
@@ -559,6 +605,101 @@ mod tests {
         attend_group(&qs, 64, &k, &v, &bias, 20, 0.125, &mut s, &mut a);
         attend_group(&qs, 64, &k, &v, &bias, 20, 0.126, &mut s, &mut b);
         assert_ne!(a, b);
+    }
+
+    /// A row whose keys are partly hidden by the mask (a token-tree node: siblings and cousins between its
+    /// ancestors) must give bit for bit what the same row gives over its visible keys alone, laid out contiguously
+    /// (the chain pass over the node's own path). Masks at random places, key counts across the 8-lane chunks and
+    /// the 64-key blocks, groups of 1 to 6 heads, f32 and fp16 caches; and one row whose scores underflow without
+    /// a mask. Before the sum's lanes followed the non-zero ordinal this failed (lanes by key index: 1-2 ulp).
+    #[test]
+    fn hidden_keys_change_no_bit_of_a_row() {
+        use crate::kernels::half::F16;
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut differing_before = 0;
+        for case in 0..300 {
+            let (g, d) = [(3, 64), (6, 128), (1, 64), (2, 8)][case % 4];
+            let t = 2 + (next() % 150) as usize;
+            let (qs, k, v) = (data(g * d, case), data(t * d, case + 1), data(t * d, case + 2));
+            // The newest key (the node itself) is always visible, as in a tree row.
+            let visible: Vec<usize> = (0..t).filter(|&j| j + 1 == t || next() % 3 != 0).collect();
+            let mut bias = vec![HIDDEN_BIAS; t];
+            for &j in &visible {
+                bias[j] = 0.0;
+            }
+            let scale = 1.0 / (d as f32).sqrt();
+            let gather = |x: &[f32]| -> Vec<f32> { visible.iter().flat_map(|&j| x[j * d..(j + 1) * d].to_vec()).collect() };
+            let (kc, vc) = (gather(&k), gather(&v));
+            let n = visible.len();
+            let run = |k: &[f32], v: &[f32], bias: &[f32], t: usize| {
+                let (mut out, mut scores) = (vec![0.0; g * d], vec![0.0; g * t]);
+                attend_group(&qs, d, k, v, bias, t, scale, &mut scores, &mut out);
+                out
+            };
+            let masked = run(&k, &v, &bias, t);
+            let compact = run(&kc, &vc, &vec![0.0; n], n);
+            assert!(masked.iter().zip(&compact).all(|(a, b)| a.to_bits() == b.to_bits()), "case {case}: g {g} d {d} t {t}, {n} visible");
+            differing_before += usize::from(n < t && lanes_by_key_index_differ(&qs[..d], &k, &bias, &kc, scale));
+            let half = |x: &[f32]| -> Vec<F16> { x.iter().map(|&y| F16::narrow(y)).collect() };
+            let (k16, v16, kc16, vc16) = (half(&k), half(&v), half(&kc), half(&vc));
+            let (mut a, mut b, mut s1, mut s2) = (vec![0.0; g * d], vec![0.0; g * d], vec![0.0; g * t], vec![0.0; g * n]);
+            attend_group(&qs, d, &k16, &v16, &bias, t, scale, &mut s1, &mut a);
+            attend_group(&qs, d, &kc16, &vc16, &vec![0.0; n], n, scale, &mut s2, &mut b);
+            assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "fp16 case {case}");
+        }
+        // The control: summing by key index (the old lanes) gives other bits for many of these rows, so the
+        // property above is not an accident of the data.
+        if crate::kernels::Isa::detect().has_avx2() {
+            assert!(differing_before > 20, "only {differing_before} of 300 rows differ with lanes by key index");
+        }
+        // A row whose scores underflow (exp exactly 0) without any mask: the same rule, the same bits as the
+        // row over its non-underflowing keys.
+        let d = 64;
+        let q = vec![1.0f32; d];
+        let mut k = data(20 * d, 3);
+        for j in [2usize, 9, 10] {
+            k[j * d..(j + 1) * d].fill(-30.0); // scores ~ -240 below the others: exp underflows to 0
+        }
+        let v = data(20 * d, 4);
+        let keep: Vec<usize> = (0..20).filter(|j| ![2, 9, 10].contains(j)).collect();
+        let gather = |x: &[f32]| -> Vec<f32> { keep.iter().flat_map(|&j| x[j * d..(j + 1) * d].to_vec()).collect() };
+        let (mut a, mut b, mut s) = (vec![0.0; d], vec![0.0; d], vec![0.0; 20]);
+        attend(&q, &k, &v, &[0.0; 20], 20, 0.125, &mut s, &mut a);
+        attend(&q, &gather(&k), &gather(&v), &[0.0; 17], 17, 0.125, &mut s, &mut b);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    /// The engine's mask value (engine/model/mask.rs `HIDDEN`).
+    const HIDDEN_BIAS: f32 = -1.0e9;
+
+    /// Whether the softmax denominator summed with lanes by KEY INDEX (the kernel before hidden keys were
+    /// skipped) differs from the one over the compacted keys: the negative control of the test above.
+    fn lanes_by_key_index_differ(q: &[f32], k: &[f32], bias: &[f32], kc: &[f32], scale: f32) -> bool {
+        let d = q.len();
+        let scores = |k: &[f32], bias: Option<&[f32]>| -> Vec<f32> {
+            let t = k.len() / d;
+            let mut s = vec![0.0; t];
+            let mut out = vec![0.0; d];
+            let zeros = vec![0.0; t];
+            attend(q, k, &vec![0.0; t * d], bias.unwrap_or(&zeros), t, scale, &mut s, &mut out);
+            s // exp(score - max), in place
+        };
+        let lane_sum = |e: &[f32]| -> f32 {
+            let mut lanes = [0f32; 8];
+            for (j, x) in e.iter().enumerate() {
+                lanes[j % 8] += x;
+            }
+            // hsum's tree: (l0+l4, l1+l5, l2+l6, l3+l7), then pairs (0+2, 1+3), then the two.
+            let s: Vec<f32> = (0..4).map(|i| lanes[i] + lanes[i + 4]).collect();
+            (s[0] + s[2]) + (s[1] + s[3])
+        };
+        lane_sum(&scores(k, Some(bias))) != lane_sum(&scores(kc, None))
     }
 
     #[test]

@@ -102,6 +102,82 @@ pub fn probe(model: &mut LanguageModel) -> Result<BatchInvariance> {
     }
 }
 
+/// Whether a token tree's side branches compute what chains compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideBranches {
+    /// Every node of a tree pass equals the chain pass over its own path, bitwise: a lossless walk may accept
+    /// any node (the engine's attention kernel, which sums over a row's visible keys alone).
+    Exact,
+    /// Only the main chain (nodes 0, 1, ..., laid out first) is exact; a side node sees its ancestors at other
+    /// key indices and its reductions round differently (ONNX Runtime's attention).
+    MainChainOnly,
+}
+
+impl SideBranches {
+    /// A word for the pipeline's statistics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SideBranches::Exact => "exact",
+            SideBranches::MainChainOnly => "main_chain_only",
+        }
+    }
+}
+
+impl LanguageModel {
+    /// Measures whether side branches of a token tree are exact (see [`probe_side_branches`]). Call after
+    /// [`LanguageModel::ensure_batch_invariance`]: chain passes are the reference, in the mode it chose.
+    pub fn side_branches(&mut self) -> Result<SideBranches> {
+        probe_side_branches(self)
+    }
+}
+
+/// The probe's tree below the root: (parent, token slot) per node; nodes 1-2 are the main chain, the rest side
+/// branches at depths 1 to 3, under the root, under the main chain and under other side nodes.
+const PROBE_TREE: [(usize, usize); 7] = [(0, 1), (1, 2), (0, 3), (3, 4), (1, 5), (4, 6), (0, 7)];
+
+/// Runs one tree pass over [`PROBE_TREE`] after a short context and compares every node's logits with a chain
+/// pass over the node's own path from the same context; then commits a side path and compares the next step
+/// with the chain's (the compacted KV rows). Bitwise, like [`probe`]. Costs about ten small passes.
+pub fn probe_side_branches(model: &mut LanguageModel) -> Result<SideBranches> {
+    let vocab = model.vocab_size();
+    let nodes = PROBE_TREE.len() + 1;
+    if model.capacity() < CONTEXT + nodes + 2 {
+        return Ok(SideBranches::MainChainOnly);
+    }
+    let tokens: Vec<u32> = (0..CONTEXT + nodes + 1).map(|i| ((i * 6007 + 101) % vocab) as u32).collect();
+    let context = &tokens[..CONTEXT];
+    let mut tree = crate::model::TokenTree::default();
+    tree.push(tokens[CONTEXT], None);
+    for &(parent, slot) in &PROBE_TREE {
+        tree.push(tokens[CONTEXT + slot], Some(parent));
+    }
+    let next = tokens[CONTEXT + nodes];
+    let result = (|| {
+        model.reset();
+        model.append(context)?;
+        let rows = model.eval_tree(&tree)?.to_vec();
+        // A side path: root, side node 3, its child 4.
+        let side_path = tree.path_to(4);
+        model.commit_tree_path(&side_path)?;
+        let after_commit = model.append(&[next])?.to_vec();
+        let mut exact = true;
+        for node in 0..tree.len() {
+            let path: Vec<u32> = tree.path_to(node).iter().map(|&n| tree.tokens[n]).collect();
+            model.truncate(CONTEXT)?;
+            let chain = model.append_all(&path)?;
+            exact &= max_diff(&chain[(path.len() - 1) * vocab..], &rows[node * vocab..(node + 1) * vocab]) == 0.0;
+        }
+        let mut path: Vec<u32> = side_path.iter().map(|&n| tree.tokens[n]).collect();
+        path.push(next);
+        model.truncate(CONTEXT)?;
+        let chain = model.append_all(&path)?;
+        exact &= max_diff(&chain[(path.len() - 1) * vocab..], &after_commit) == 0.0;
+        Ok::<_, Error>(exact)
+    })();
+    model.reset();
+    Ok(if result? { SideBranches::Exact } else { SideBranches::MainChainOnly })
+}
+
 /// Logits after each of `chain`'s tokens, decoded one token at a time after `context` (`[chain.len(), vocab]`).
 fn decode_steps(model: &mut LanguageModel, context: &[u32], chain: &[u32], padded: bool) -> Result<Vec<f32>> {
     model.set_batch_invariant(padded);

@@ -12,7 +12,7 @@ pub mod session;
 pub mod trie;
 
 pub use crate::contract::Manifest;
-pub use invariance::BatchInvariance;
+pub use invariance::{BatchInvariance, SideBranches};
 pub use loader::ModelLoader;
 pub use mask::TokenTree;
 pub use pass_totals::PassTotals;

@@ -25,6 +25,26 @@ pub fn build(root: u32, candidates: &[Vec<u32>], max_nodes: usize, max_depth: us
     }
 }
 
+/// Lays `tree` out level by level: every node of depth d before any of depth d + 1, each level in its old order
+/// (a stable sort by depth; parents are renumbered). Still topological. Used where any node may be accepted
+/// (side branches exact), so a node budget's prefix takes the first depth's alternatives before deeper guesses.
+pub fn level_order(tree: &mut TokenTree) {
+    let depths = tree.depths();
+    let mut order: Vec<usize> = (0..tree.len()).collect();
+    order.sort_by_key(|&i| depths[i]);
+    if order.iter().enumerate().all(|(new, &old)| new == old) {
+        return;
+    }
+    let mut new_index = vec![0usize; tree.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let tokens: Vec<u32> = order.iter().map(|&old| tree.tokens[old]).collect();
+    let parents: Vec<Option<usize>> = order.iter().map(|&old| tree.parents[old].map(|p| new_index[p])).collect();
+    tree.tokens = tokens;
+    tree.parents = parents;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +65,23 @@ mod tests {
         // No candidates: the root alone.
         build(9, &[], 16, 2, &mut t);
         assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn level_order_puts_each_depth_before_the_next() {
+        // 9 -> 1 -> 2 -> 3 (the main chain), 9 -> 4, 9 -> 5, 1 -> 6 -> 7
+        let mut t = TokenTree::default();
+        build(9, &[vec![1, 2, 3], vec![4], vec![5], vec![1, 6, 7]], 16, 8, &mut t);
+        assert_eq!(t.tokens, vec![9, 1, 2, 3, 4, 5, 6, 7]);
+        level_order(&mut t);
+        assert_eq!(t.tokens, vec![9, 1, 4, 5, 2, 6, 3, 7]);
+        assert_eq!(t.parents, vec![None, Some(0), Some(0), Some(0), Some(1), Some(1), Some(4), Some(5)]);
+        t.validate().unwrap();
+        // Paths keep their tokens: 9 1 6 7.
+        assert_eq!(t.path_to(7).iter().map(|&n| t.tokens[n]).collect::<Vec<_>>(), vec![9, 1, 6, 7]);
+        // A chain is already in level order.
+        let mut chain = TokenTree::chain(&[3, 4, 5]);
+        level_order(&mut chain);
+        assert_eq!(chain, TokenTree::chain(&[3, 4, 5]));
     }
 }

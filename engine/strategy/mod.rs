@@ -19,7 +19,7 @@ pub mod synced;
 
 use std::time::Instant;
 
-use crate::config::{DrafterConfig, LookupSettings, StrategyConfig, WindowPolicyKind};
+use crate::config::{DrafterConfig, LookupSettings, SideBranchPolicy, StrategyConfig, WindowPolicyKind};
 use crate::contract::Manifest;
 use crate::error::{Error, Result};
 use crate::generate::OutputSink;
@@ -97,14 +97,15 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                         LookupSettings { n_max: *n_max, n_min: *n_min, window: *window, match_ratio: *match_ratio, corpus: corpus.clone() };
                     Box::new(lookup_drafter(&settings, target)?)
                 }
-                DrafterConfig::Head { model, beam, top_k, max_nodes, max_depth, ngram } => {
+                DrafterConfig::Head { model, beam, top_k, max_nodes, max_depth, ngram, side_branches } => {
                     let (manifest, graph) = loader.open_head(model, target)?;
                     let head = speculative::head::HeadDrafter::new(manifest, graph, *beam, *top_k);
                     let lookup = ngram.settings().map(|s| lookup_drafter(&s, target)).transpose()?;
                     let shape = speculative::tree::TreeShape { max_nodes: *max_nodes, max_depth: *max_depth };
                     let tree = speculative::tree::TreeSpeculative::new(head, lookup, shape)
                         .with_fallback(window.fallback)
-                        .with_side_branches(*allow_lossy)
+                        .with_lossy_side_branches(*allow_lossy)
+                        .with_main_chain_only(*side_branches == SideBranchPolicy::MainChain)
                         .with_cost_model(window.policy == WindowPolicyKind::CostModel, window.ewma_alpha as f64);
                     return Ok(Box::new(tree));
                 }

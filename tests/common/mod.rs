@@ -254,3 +254,58 @@ pub fn write_corpus(dir: &std::path::Path, model: &std::path::Path, docs: &[Vec<
     std::fs::write(dir.join("corpus.json"), tamper(serde_json::to_string_pretty(&json).unwrap())).unwrap();
     dir.to_path_buf()
 }
+
+/// A speculative strategy drafting with the tiny target's random `kind` head (`tiny-fp32-{kind}-head`: beam 4,
+/// top-k 3) in trees of at most `max_nodes` nodes and `max_depth` levels, hybrid lookup `ngram`, sized by
+/// `policy`; the payoff guard off, so the tree runs on every round.
+pub fn tiny_head(
+    kind: &str,
+    max_nodes: usize,
+    max_depth: usize,
+    ngram: specrt::config::HybridLookup,
+    policy: specrt::config::WindowPolicyKind,
+) -> specrt::config::StrategyConfig {
+    specrt::config::StrategyConfig::Speculative {
+        drafter: specrt::config::DrafterConfig::Head {
+            model: model_dir(&format!("tiny-fp32-{kind}-head")),
+            beam: 4,
+            top_k: 3,
+            max_nodes,
+            max_depth,
+            ngram,
+            side_branches: Default::default(),
+        },
+        window: specrt::config::WindowConfig { policy, fallback: false, ..Default::default() },
+        allow_lossy: false,
+    }
+}
+
+/// The law of the first `chain` sampled tokens after `prompt`: per position, token counts over `runs` seeded
+/// generations (temperature 1, top-k 8, seeds `offset..offset + runs`); `each` sees every output.
+pub fn sampling_law(
+    p: &mut specrt::Pipeline,
+    prompt: &[u32],
+    chain: usize,
+    runs: u64,
+    offset: u64,
+    mut each: impl FnMut(&specrt::Output),
+) -> Vec<std::collections::HashMap<u32, usize>> {
+    let mut by_pos: Vec<std::collections::HashMap<u32, usize>> = vec![std::collections::HashMap::new(); chain];
+    for s in 0..runs {
+        let req = specrt::GenerationRequest {
+            prompt: Some(specrt::Prompt::Tokens(prompt.to_vec())),
+            max_tokens: Some(chain),
+            ignore_eos: true,
+            temperature: Some(1.0),
+            top_k: Some(8),
+            seed: Some(offset + s),
+            ..Default::default()
+        };
+        let out = p.generate(&req, &mut |_| true).unwrap();
+        each(&out);
+        for (i, &t) in out.tokens.iter().enumerate() {
+            *by_pos[i].entry(t).or_default() += 1;
+        }
+    }
+    by_pos
+}

@@ -6,14 +6,21 @@
 //! own next token is the bonus, and the head is fed the hidden states of the accepted path from the same pass
 //! (no extra target call).
 //!
-//! Measured on ONNX Runtime CPU (SmolLM2 int4): a tree pass is NOT bitwise equal to chain passes for nodes off
-//! the main chain. A node whose ancestors are not the consecutive nodes 0, 1, ..., d sees its context at other
-//! key indices (siblings masked in between), the attention reductions group the same terms differently, and with
-//! int8 activations the rounding difference flips near-ties: greedy output left AR's at token 61 of a 256-token
-//! chat answer. Nodes of the MAIN chain (the first, best candidate, laid out first) see exactly what a chain
-//! pass sees, plus masked keys only after them, and match bitwise. So a lossless pipeline accepts nodes only
-//! along the main chain; a side child that holds the target's token ends the round as the bonus (it is that
-//! token anyway). With `allow_lossy` the walk follows side branches too.
+//! Side branches, decided by measurement at load ([`LanguageModel::side_branches`], engine/model/invariance.rs):
+//! - ONNX Runtime's attention (measured, SmolLM2 int4): a tree pass is NOT bitwise equal to chain passes for
+//!   nodes off the main chain. A node whose ancestors are not the consecutive nodes 0, 1, ..., d sees its context
+//!   at other key indices (siblings masked in between), the attention reductions group the same terms
+//!   differently, and with int8 activations the rounding difference flips near-ties: greedy output left AR's at
+//!   token 61 of a 256-token chat answer. Nodes of the MAIN chain (the first, best candidate, laid out first) see
+//!   exactly what a chain pass sees, plus masked keys only after them, and match bitwise. So there a lossless
+//!   pipeline accepts nodes only along the main chain; a side child that holds the target's token ends the round
+//!   as the bonus (it is that token anyway).
+//! - The engine's attention kernel sums each row over its visible keys alone (engine/kernels/attention.rs), so
+//!   every node equals the chain pass over its own path and the probe finds side branches exact: the walk follows
+//!   them losslessly, and the tree is laid out level by level ([`trie::level_order`]) so that a node budget's
+//!   prefix holds the first depth's alternatives before deeper guesses.
+//!
+//! With `allow_lossy` the walk follows side branches whatever the probe says.
 //!
 //! Lossless: at each node the target's own token is drawn (argmax under greedy decoding, a draw from its processed
 //! distribution under sampling) and the walk moves to the child holding that token, if any; otherwise that token
@@ -34,7 +41,7 @@ use super::head::HeadDrafter;
 use super::ngram::NgramDrafter;
 use crate::contract::draft_head::HeadKind;
 use crate::error::Result;
-use crate::model::{trie, LanguageModel, TokenTree};
+use crate::model::{trie, LanguageModel, SideBranches, TokenTree};
 use crate::stats::Details;
 use crate::strategy::{decode_loop, DecodeContext, RoundOutcome, Strategy};
 
@@ -75,8 +82,14 @@ pub(crate) struct TreeSpeculative {
     path: Vec<usize>,
     /// The payoff guard of the head's rounds (of every round without prompt lookup).
     guard: PayoffGuard,
-    /// Follow side branches (numerically inexact on CPU kernels; only with allow_lossy).
+    /// The walk accepts side nodes: the load-time probe found them exact, or the user allowed a lossy walk.
     follow_side_branches: bool,
+    /// `allow_lossy`: side branches followed without the probe, and prompt lookup's rounds call the head too.
+    lossy: bool,
+    /// What the load-time probe found (`None` before `prepare`, or with `allow_lossy`).
+    side_branches: Option<SideBranches>,
+    /// `side_branches: main_chain`: no probe, main chain only.
+    main_chain_only: bool,
 }
 
 impl TreeSpeculative {
@@ -94,11 +107,23 @@ impl TreeSpeculative {
             path: Vec::new(),
             guard: PayoffGuard::new(false),
             follow_side_branches: false,
+            lossy: false,
+            side_branches: None,
+            main_chain_only: false,
         }
     }
 
-    /// Accepts nodes off the main chain too (see the module notes: not bitwise equal to AR on CPU kernels).
-    pub(crate) fn with_side_branches(mut self, on: bool) -> Self {
+    /// Keeps the walk to the main chain even where the probe finds side branches exact (`side_branches:
+    /// main_chain`, for comparisons); `allow_lossy` wins.
+    pub(crate) fn with_main_chain_only(mut self, on: bool) -> Self {
+        self.main_chain_only = on;
+        self
+    }
+
+    /// Follows side branches whether or not they are exact (`allow_lossy`; see the module notes). Without it the
+    /// load-time probe decides.
+    pub(crate) fn with_lossy_side_branches(mut self, on: bool) -> Self {
+        self.lossy = on;
         self.follow_side_branches = on;
         self
     }
@@ -143,6 +168,13 @@ impl Strategy for TreeSpeculative {
     }
 
     fn prepare(&mut self, target: &mut LanguageModel) -> Result<()> {
+        if !self.lossy && !self.main_chain_only {
+            // After the batch-invariance probe (the pipeline runs it first): chain passes in the chosen mode are
+            // the reference the tree's nodes are compared with.
+            let side = target.side_branches()?;
+            self.side_branches = Some(side);
+            self.follow_side_branches = side == SideBranches::Exact;
+        }
         if let Some(sizer) = self.sizer.as_mut().filter(|s| s.needs_curve()) {
             // A tree pass of n nodes runs n rows like a chain pass of n tokens: the chain curve prices it.
             let max = sizer.max_nodes().min(64).min(target.capacity() / 2).max(2);
@@ -162,9 +194,12 @@ impl Strategy for TreeSpeculative {
         for sizer in self.sizer.iter_mut().chain(self.lookup_rounds.sizer.iter_mut()) {
             sizer.begin_request();
         }
-        let TreeSpeculative { head, ngram, shape, full, tree, sizer, lookup_rounds, candidates, path, guard, follow_side_branches } = self;
+        let TreeSpeculative { head, ngram, shape, full, tree, sizer, lookup_rounds, candidates, path, guard, follow_side_branches, lossy, .. } = self;
         let follow_side = *follow_side_branches;
+        let lossy = *lossy;
         let mut lookup_only_rounds = 0usize;
+        let mut side_tokens = 0usize;
+        let mut main_tokens: Vec<u32> = Vec::new();
         let prompt_len = ctx.prompt.len();
         let result = decode_loop(ctx, |ctx, pending, history, budget| {
             let hidden = head_hidden_size(ctx);
@@ -189,11 +224,13 @@ impl Strategy for TreeSpeculative {
                 Some(ng) if lookup_depth > 0 => ng.draft(history, lookup_depth),
                 _ => Vec::new(),
             };
-            // The lookup continuation is the main chain. A lossless walk accepts nodes of the main chain only
-            // (module notes), so the head's candidates would be side branches that cannot add a token: a round with
-            // a continuation is lookup's alone (no head call: 0.11 of a target step for the Medusa head on SmolLM2,
-            // 0.3 for EAGLE; docs/HEADS.md), judged by lookup's own guard and sized by its own budget.
-            let lookup_round = !cont.is_empty() && !follow_side && lookup_rounds.guard.should_draft();
+            // The lookup continuation is the main chain. Where side branches are not exact (module notes), the
+            // head's candidates would be side branches that cannot add a token; where they are, they would pay only
+            // when lookup's first token is wrong (~30% of its rounds) and the head's right (~50%), for a head call
+            // every round (0.05-0.13 of a target step for SmolLM2's one-node EAGLE head; docs/HEADS.md). So a round
+            // with a continuation is lookup's alone, judged by lookup's own guard and sized by its own budget
+            // (`allow_lossy` keeps the older merge of both).
+            let lookup_round = !cont.is_empty() && !lossy && lookup_rounds.guard.should_draft();
             let drafting = lookup_round || (head_depth > 0 && guard.should_draft());
             let mut depth = head_depth;
             if lookup_round {
@@ -202,12 +239,20 @@ impl Strategy for TreeSpeculative {
                 candidates.push(cont);
             } else if drafting {
                 head.candidates(head_depth.min(head.max_depth()), candidates)?;
-                if follow_side && !cont.is_empty() {
+                if lossy && !cont.is_empty() {
                     depth = depth.max(cont.len());
                     candidates.insert(0, cont);
                 }
             }
             trie::build(pending, candidates, shape.max_nodes.min(budget + 1), depth, full);
+            // The best candidate's tokens (the main chain as built), to count what side branches add.
+            main_tokens.clear();
+            main_tokens.extend_from_slice(&full.tokens[..main_chain_len(full)]);
+            if follow_side {
+                // Any node may be accepted: alternatives at depth 1 come before deeper guesses, so a node index
+                // means the same slot whatever depth a round drafts to (the budget learns acceptance by index).
+                trie::level_order(full);
+            }
             // The round's node budget sizes the tree now and learns from the verdict below (lookup's own, see
             // `LookupRounds`, in lookup-only rounds).
             let mut round_sizer = if lookup_round { lookup_rounds.sizer.as_mut() } else { sizer.as_mut() };
@@ -254,6 +299,8 @@ impl Strategy for TreeSpeculative {
                 }
             };
             ctx.target.commit_tree_path(path)?;
+            let on_main = path.iter().zip(main_tokens.iter()).take_while(|&(&n, &t)| tree.tokens[n] == t).count();
+            side_tokens += path.len() - on_main;
             if let Some(sizer) = round_sizer {
                 let head_calls = head.backend_calls() - calls_before;
                 let later_call_seconds = if head_calls > 1 { head.later_call_seconds() } else { 0.0 };
@@ -278,6 +325,13 @@ impl Strategy for TreeSpeculative {
             fallback_rounds: self.guard.skipped + self.lookup_rounds.guard.skipped,
             head_seconds: self.head.backend_seconds(),
             lookup_only_rounds,
+            side_branches: match (self.lossy, self.side_branches) {
+                (true, _) => "lossy",
+                (false, Some(side)) => side.as_str(),
+                (false, None) => "main_chain_only",
+            }
+            .to_string(),
+            side_tokens,
         };
         result
     }
