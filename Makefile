@@ -666,6 +666,11 @@ bench-eagle-fused-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruc
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q4_1/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-fused-smollm2.yaml --out bench-out/eagle-fused-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-fused-smollm2/results.json
+.PHONY: bench-live-curve-smollm2
+bench-live-curve-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
+		$(SMOL_CORPUS)/corpus.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/live-curve-smollm2.yaml --out bench-out/live-curve-smollm2
+	$(VPY) -m export.plot_bench bench-out/live-curve-smollm2/results.json
 .PHONY: bench-side-branches-smollm2
 bench-side-branches-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \

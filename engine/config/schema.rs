@@ -660,6 +660,11 @@ pub struct WindowConfig {
     /// with growing back-off; keeps a pipeline within a few percent of AR where drafts fail (free-form chat).
     #[serde(default = "default_fallback")]
     pub fallback: bool,
+    /// `cost_model`: correct the verify-cost curve measured at load with the passes decoding actually runs (each
+    /// pass size by its own running average, others by the running per-row excess; see
+    /// engine/strategy/speculative/cost.rs `LiveCurve`). `false` keeps the load-time curve (for comparisons).
+    #[serde(default = "default_learn_costs")]
+    pub learn_costs: bool,
 }
 
 /// The window policies.
@@ -690,8 +695,13 @@ impl Default for WindowConfig {
             ewma_alpha: default_ewma_alpha(),
             probe_every: default_probe_every(),
             fallback: default_fallback(),
+            learn_costs: default_learn_costs(),
         }
     }
+}
+
+fn default_learn_costs() -> bool {
+    true
 }
 
 fn default_fallback() -> bool {

@@ -106,7 +106,7 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                         .with_fallback(window.fallback)
                         .with_lossy_side_branches(*allow_lossy)
                         .with_main_chain_only(*side_branches == SideBranchPolicy::MainChain)
-                        .with_cost_model(window.policy == WindowPolicyKind::CostModel, window.ewma_alpha as f64);
+                        .with_cost_model(window.policy == WindowPolicyKind::CostModel, window.ewma_alpha as f64, window.learn_costs);
                     return Ok(Box::new(tree));
                 }
             };

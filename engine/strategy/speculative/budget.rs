@@ -30,7 +30,7 @@
 //! later ones find them in cache (SmolLM2's one-node head: 553 us, then 195 and 138 us; examples/rust/head_call.rs),
 //! and one average price learnt mostly from one-call rounds priced every further depth as a cold call.
 
-use super::cost::CostCurve;
+use super::cost::{CostCurve, LiveCurve};
 use crate::model::TokenTree;
 
 /// Acceptance a node starts a pipeline with: optimistic, so larger trees are tried and their value learned.
@@ -45,7 +45,9 @@ pub(crate) const EXPLORE_EVERY: u64 = 4;
 pub(crate) struct NodeBudget {
     max_nodes: usize,
     alpha: f64,
-    curve: Option<CostCurve>,
+    curve: Option<LiveCurve>,
+    /// Correct the load-time curve with the passes decoding runs (`window.learn_costs`).
+    learn_costs: bool,
     /// c_i by node index (index 0, the pending token, is always accepted).
     conditional: Vec<f64>,
     /// Running seconds of one drafting round (head call(s), prompt lookup, trie).
@@ -78,6 +80,7 @@ impl NodeBudget {
             curve: None,
             conditional: vec![PRIOR; max_nodes.max(2)],
             draft_seconds: None,
+            learn_costs: true,
             reach: Vec::with_capacity(max_nodes.max(2)),
             last: max_nodes.max(2),
             last_depth: max_nodes.max(2),
@@ -100,9 +103,24 @@ impl NodeBudget {
         self.max_nodes
     }
 
-    /// Gives the policy the verify-cost curve measured on this machine.
+    /// Gives the policy the verify-cost curve measured on this machine (corrected online by
+    /// [`NodeBudget::observe_pass`] unless [`NodeBudget::learning_costs`] turned that off).
     pub fn set_curve(&mut self, curve: CostCurve) {
-        self.curve = Some(curve);
+        self.curve = Some(LiveCurve::new(curve, self.learn_costs, self.alpha));
+    }
+
+    /// Whether the curve learns from observed passes (`window.learn_costs`, on by default).
+    pub fn learning_costs(mut self, on: bool) -> Self {
+        self.learn_costs = on;
+        self
+    }
+
+    /// Learns the price of a target pass over `n` tokens that took `seconds` (every pass of the strategy: trees
+    /// of any size, plain steps).
+    pub fn observe_pass(&mut self, n: usize, seconds: f64) {
+        if let Some(curve) = self.curve.as_mut() {
+            curve.observe(n, seconds);
+        }
     }
 
     /// Whether the curve still has to be measured.
@@ -161,14 +179,18 @@ impl NodeBudget {
         self.last = match self.first_call_seconds {
             Some(first) => {
                 let later = self.later_call_seconds.unwrap_or(first);
-                best_budget(curve, &self.reach, |n| match deepest(n) {
-                    0 => 0.0,
-                    d => first + later * (d - 1) as f64,
-                })
+                best_budget(
+                    |n| curve.seconds(n),
+                    &self.reach,
+                    |n| match deepest(n) {
+                        0 => 0.0,
+                        d => first + later * (d - 1) as f64,
+                    },
+                )
             }
             None => {
                 let draft = self.draft_seconds.unwrap_or(0.0);
-                best_budget(curve, &self.reach, |_| draft)
+                best_budget(|n| curve.seconds(n), &self.reach, |_| draft)
             }
         };
         self.last_depth = deepest(self.last).max(1);
@@ -230,14 +252,14 @@ pub(crate) fn main_chain_len(tree: &TokenTree) -> usize {
 
 /// The node count n in 2..=reach.len() maximising (1 + sum of reach[1..n]) / (curve(n) + draft_seconds(n)), where
 /// reach[i] is P(node i accepted); ties go to the smaller tree.
-pub(crate) fn best_budget(curve: &CostCurve, reach: &[f64], draft_seconds: impl Fn(usize) -> f64) -> usize {
+pub(crate) fn best_budget(verify_seconds: impl Fn(usize) -> f64, reach: &[f64], draft_seconds: impl Fn(usize) -> f64) -> usize {
     let mut expected = 1.0 + reach.get(1).copied().unwrap_or(0.0);
     let mut best = (2.min(reach.len().max(1)), f64::NEG_INFINITY);
     for n in 2..=reach.len() {
         if n > 2 {
             expected += reach[n - 1];
         }
-        let rate = expected / (curve.seconds(n) + draft_seconds(n)).max(1e-12);
+        let rate = expected / (verify_seconds(n) + draft_seconds(n)).max(1e-12);
         if rate > best.1 * (1.0 + 1e-12) {
             best = (n, rate);
         }
@@ -261,20 +283,20 @@ mod tests {
         // Verify 10 / 10.5 / 12 / 14 / 17 ms for 1..5 tokens, drafting 2 ms. rate(n) = E / (T(n) + 2):
         // n=2: 1.6 / 12.5 = 0.1280; n=3: 1.9 / 14 = 0.1357; n=4: 2.05 / 16 = 0.1281; n=5: 2.1 / 19 = 0.1105.
         let curve = ms(&[(1, 10.0), (2, 10.5), (3, 12.0), (4, 14.0), (5, 17.0)]);
-        assert_eq!(best_budget(&curve, &REACH, |_| 0.002), 3);
+        assert_eq!(best_budget(|n| curve.seconds(n), &REACH, |_| 0.002), 3);
         // More drafting cost makes the extra nodes relatively cheaper: at 20 ms, n=4 (2.05/34) beats n=3 (1.9/32).
-        assert_eq!(best_budget(&curve, &REACH, |_| 0.020), 4);
+        assert_eq!(best_budget(|n| curve.seconds(n), &REACH, |_| 0.020), 4);
     }
 
     #[test]
     fn a_flat_curve_takes_the_largest_tree_and_a_steep_one_the_smallest() {
         let flat = ms(&[(1, 10.0), (5, 10.0)]);
-        assert_eq!(best_budget(&flat, &REACH, |_| 0.002), 5);
+        assert_eq!(best_budget(|n| flat.seconds(n), &REACH, |_| 0.002), 5);
         let steep = ms(&[(1, 10.0), (2, 20.0), (3, 30.0), (4, 40.0), (5, 50.0)]);
-        assert_eq!(best_budget(&steep, &REACH, |_| 0.002), 2);
+        assert_eq!(best_budget(|n| steep.seconds(n), &REACH, |_| 0.002), 2);
         // Nodes that are never accepted are not worth any cost, however small.
         let gentle = ms(&[(1, 10.0), (5, 10.4)]);
-        assert_eq!(best_budget(&gentle, &[1.0, 0.6, 0.0, 0.0, 0.0], |_| 0.002), 2);
+        assert_eq!(best_budget(|n| gentle.seconds(n), &[1.0, 0.6, 0.0, 0.0, 0.0], |_| 0.002), 2);
     }
 
     #[test]
@@ -284,9 +306,9 @@ mod tests {
         let curve = ms(&[(1, 10.0), (2, 10.5), (3, 11.0), (4, 11.5)]);
         let reach = [1.0, 0.8, 0.64, 0.512];
         // One constant drafting cost of 6 ms: 1.8 / 16.5 < 2.44 / 17 < 2.952 / 17.5, the deepest chain.
-        assert_eq!(best_budget(&curve, &reach, |_| 0.006), 4);
+        assert_eq!(best_budget(|n| curve.seconds(n), &reach, |_| 0.006), 4);
         // 6 ms per call, one call per depth: 1.8 / 16.5 = 0.109 > 2.44 / 23 = 0.106 > 2.952 / 29.5 = 0.100.
-        assert_eq!(best_budget(&curve, &reach, |n| 0.006 * (n - 1) as f64), 2);
+        assert_eq!(best_budget(|n| curve.seconds(n), &reach, |n| 0.006 * (n - 1) as f64), 2);
 
         // Learnt from rounds: 18 ms of drafting in 3 head calls is 6 ms a call.
         let learn = |b: &mut NodeBudget| {
@@ -364,7 +386,7 @@ mod tests {
         assert_eq!(run(6.0), 2);
         // One average price per call, as these rounds taught it before (6 ms in one-call rounds, 3.25 ms in the
         // two-call ones, smoothed at 0.5: ~4.6 ms), stops a node short of the chain (0.119 < 0.121 > 0.117).
-        assert_eq!(best_budget(&curve, &[1.0, 0.8, 0.64, 0.512], |n| 0.0046 * (n - 1) as f64), 3);
+        assert_eq!(best_budget(|n| curve.seconds(n), &[1.0, 0.8, 0.64, 0.512], |n| 0.0046 * (n - 1) as f64), 3);
     }
 
     #[test]

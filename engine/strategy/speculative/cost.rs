@@ -40,6 +40,76 @@ impl CostCurve {
     }
 }
 
+/// A size's own running average is used once it has this many passes (fewer: the per-row model below).
+const MIN_SEEN: u32 = 3;
+/// ... and while its last pass is at most this many passes old: a size priced out by an unlucky stretch is priced
+/// by the model again after a while, so it can be chosen and measured again.
+const FRESH_PASSES: u64 = 64;
+
+/// The verify-cost curve as decoding sees it: the load-time curve ([`measure_or_load`]) corrected online by the
+/// passes the strategy actually runs. Each size n that ran recently is priced by the running average of its own
+/// passes; any other size by `load(n) + n x delta`, where delta is the running average of the per-row excess
+/// `(observed(m) - load(m)) / m` over every pass.
+///
+/// Why: the load-time curve is measured at a 128-token context, and decoding runs at hundreds of tokens, where each
+/// row of a pass pays attention over the whole context. On an AMD EPYC Zen 3 (2026-12-07, SmolLM2 with hidden
+/// states on the engine kernels) the cached curve priced a 3-token pass at 1.13 one-token steps (the same as a
+/// 2-token pass), while decoding's own 3-token passes cost 1.31: the node budget verified a third node for ~15%
+/// acceptance that it believed free (docs/HEADS.md "Side branches, exact"). Measured on that machine
+/// (`make bench-live-curve-smollm2`, same run, against `learn_costs: false`): tokens/s within the run's spread
+/// (lookup + corpus 1.44x vs 1.45x the fastest AR, the EAGLE head alone 1.04x vs 1.03x, its hybrid 1.48x vs 1.50x),
+/// because rates near the optimum are flat in n. Kept on: the prices are the ones decoding pays, and they follow a
+/// host whose speed drifts during a run (the one-token step moved 9.5 -> 7.4 ms between two runs that hour).
+#[derive(Debug, Clone)]
+pub(crate) struct LiveCurve {
+    load: CostCurve,
+    /// Learn from observed passes (`window.learn_costs`); off: the load-time curve alone.
+    learn: bool,
+    alpha: f64,
+    /// Running per-row excess of observed passes over the load-time curve (seconds).
+    delta: Option<f64>,
+    /// Per size n: (running average seconds, passes seen, index of the last pass).
+    sizes: Vec<(f64, u32, u64)>,
+    passes: u64,
+}
+
+impl LiveCurve {
+    /// The curve `load`, learning from observed passes with smoothing `alpha` when `learn`.
+    pub(crate) fn new(load: CostCurve, learn: bool, alpha: f64) -> Self {
+        LiveCurve { load, learn, alpha: alpha.clamp(1e-3, 1.0), delta: None, sizes: Vec::new(), passes: 0 }
+    }
+
+    /// Expected seconds of a pass over `n` tokens now.
+    pub(crate) fn seconds(&self, n: usize) -> f64 {
+        if !self.learn {
+            return self.load.seconds(n);
+        }
+        if let Some(&(avg, seen, last)) = self.sizes.get(n) {
+            if seen >= MIN_SEEN && self.passes - last <= FRESH_PASSES {
+                return avg;
+            }
+        }
+        self.load.seconds(n) + n as f64 * self.delta.unwrap_or(0.0)
+    }
+
+    /// Learns from one pass over `n` tokens that took `seconds`.
+    pub(crate) fn observe(&mut self, n: usize, seconds: f64) {
+        if !self.learn || n == 0 || !seconds.is_finite() || seconds <= 0.0 {
+            return;
+        }
+        self.passes += 1;
+        let excess = (seconds - self.load.seconds(n)) / n as f64;
+        self.delta = Some(self.delta.map_or(excess, |d| d + self.alpha * (excess - d)));
+        if self.sizes.len() <= n {
+            self.sizes.resize(n + 1, (0.0, 0, 0));
+        }
+        let (avg, seen, last) = &mut self.sizes[n];
+        *avg = if *seen == 0 { seconds } else { *avg + self.alpha * (seconds - *avg) };
+        *seen += 1;
+        *last = self.passes;
+    }
+}
+
 fn cache_file(target: &LanguageModel, max_tokens: usize) -> Option<PathBuf> {
     let dir = std::env::var_os("SPECRT_CACHE_DIR")
         .map(PathBuf::from)
@@ -150,6 +220,31 @@ fn curve_from_samples(sizes: &[usize], samples: Vec<Vec<f64>>) -> CostCurve {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_live_curve_prices_seen_sizes_by_their_passes_and_the_rest_by_the_per_row_excess() {
+        // Load-time: 10 / 11 / 11 / 12 ms; decoding sees 2-token passes at 13 ms and 3-token passes at 15 ms.
+        let load = CostCurve::from_points(vec![(1, 0.010), (2, 0.011), (3, 0.011), (4, 0.012)]);
+        let mut live = LiveCurve::new(load.clone(), true, 0.5);
+        assert_eq!(live.seconds(3), 0.011, "nothing observed: the load-time curve");
+        for _ in 0..MIN_SEEN {
+            live.observe(2, 0.013);
+            live.observe(3, 0.015);
+        }
+        assert!((live.seconds(2) - 0.013).abs() < 1e-12 && (live.seconds(3) - 0.015).abs() < 1e-12);
+        // 4 tokens never ran: load + 4 x the running per-row excess (between 1 and 4/3 ms per row here).
+        let four = live.seconds(4);
+        assert!(four > 0.012 + 4.0 * 0.001 - 1e-9 && four < 0.012 + 4.0 * 0.004 / 3.0 + 1e-9, "{four}");
+        // A size not run for a while falls back to the model, so it can be tried again.
+        for _ in 0..=FRESH_PASSES {
+            live.observe(2, 0.013);
+        }
+        assert!((live.seconds(3) - (0.011 + 3.0 * 0.001)).abs() < 1e-4, "{}", live.seconds(3));
+        // Learning off: the load-time curve whatever was seen (the control).
+        let mut fixed = LiveCurve::new(load, false, 0.5);
+        fixed.observe(3, 0.015);
+        assert_eq!(fixed.seconds(3), 0.011);
+    }
 
     #[test]
     fn interpolates_and_extrapolates() {

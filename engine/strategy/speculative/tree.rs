@@ -130,11 +130,12 @@ impl TreeSpeculative {
 
     /// Chooses the tree size each round from the measured verify-cost curve (see [`NodeBudget`]) instead of always
     /// verifying `max_nodes`; `alpha` smooths the running acceptance and drafting cost.
-    pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64) -> Self {
+    /// `learn_costs`: correct the load-time curve with the passes decoding runs (`window.learn_costs`).
+    pub(crate) fn with_cost_model(mut self, on: bool, alpha: f64, learn_costs: bool) -> Self {
         // EAGLE runs once per depth: its drafting is priced per call (see `NodeBudget::priced_per_depth`).
         let per_depth = self.head.kind() == HeadKind::Eagle;
-        self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha).priced_per_depth(per_depth));
-        self.lookup_rounds.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha));
+        self.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha).priced_per_depth(per_depth).learning_costs(learn_costs));
+        self.lookup_rounds.sizer = on.then(|| NodeBudget::new(self.shape.max_nodes, alpha).learning_costs(learn_costs));
         self
     }
 
@@ -266,6 +267,10 @@ impl Strategy for TreeSpeculative {
                 // Nothing to verify: a plain step (padded when the target needs it; a one-node tree pass would
                 // not be), and the head learns the new position.
                 let logits = ctx.target.append(&[pending])?;
+                let pass_seconds = t_verify.elapsed().as_secs_f64();
+                for s in sizer.iter_mut().chain(lookup_rounds.sizer.iter_mut()) {
+                    s.observe_pass(1, pass_seconds);
+                }
                 ctx.stats.target_calls += 1;
                 let next = ctx.sampler.sample(logits, history);
                 let states = ctx.target.last_hidden_states().unwrap_or(&[]);
@@ -281,6 +286,7 @@ impl Strategy for TreeSpeculative {
             // Nodes 0..main hold the main chain (node i's parent is i - 1): their logits equal a chain pass's.
             let main = main_chain_len(tree);
             let logits = ctx.target.eval_tree(tree)?;
+            let pass_seconds = t_verify.elapsed().as_secs_f64();
             ctx.stats.target_calls += 1;
             // The walk: draw the target's token at each node; follow the child holding it.
             path.clear();
@@ -305,6 +311,11 @@ impl Strategy for TreeSpeculative {
                 let head_calls = head.backend_calls() - calls_before;
                 let later_call_seconds = if head_calls > 1 { head.later_call_seconds() } else { 0.0 };
                 sizer.observe(&TreeRound { full, verified: tree.len(), path, bonus, follow_side, draft_seconds, head_calls, later_call_seconds });
+            }
+            // Both budgets price passes by the same machine: each learns every pass (engine/strategy/speculative/
+            // cost.rs `LiveCurve`).
+            for s in sizer.iter_mut().chain(lookup_rounds.sizer.iter_mut()) {
+                s.observe_pass(tree.len(), pass_seconds);
             }
             // The head learns the accepted positions from the same pass: (hidden state, the token after it).
             let states = ctx.target.last_hidden_states().unwrap_or(&[]);

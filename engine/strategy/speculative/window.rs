@@ -3,7 +3,7 @@
 
 use crate::config::{WindowConfig, WindowPolicyKind};
 
-use super::cost::CostCurve;
+use super::cost::{CostCurve, LiveCurve};
 
 /// What one draft/verify step did, for policies that learn.
 #[derive(Debug, Clone, Copy, Default)]
@@ -211,12 +211,22 @@ pub struct CostModel {
     alpha: f64,
     acceptance: f64,
     draft_cost: Option<f64>,
-    curve: Option<CostCurve>,
+    curve: Option<LiveCurve>,
+    learn_costs: bool,
 }
 
 impl CostModel {
     fn new(c: &WindowConfig) -> Self {
-        CostModel { start: c.k, k_min: c.k_min, k_max: c.k_max, alpha: c.ewma_alpha as f64, acceptance: 0.6, draft_cost: None, curve: None }
+        CostModel {
+            start: c.k,
+            k_min: c.k_min,
+            k_max: c.k_max,
+            alpha: c.ewma_alpha as f64,
+            acceptance: 0.6,
+            draft_cost: None,
+            curve: None,
+            learn_costs: c.learn_costs,
+        }
     }
 
     /// Expected committed tokens per step for draft length k at acceptance a.
@@ -264,9 +274,13 @@ impl WindowPolicy for CostModel {
             Some(old) => old + self.alpha * (d - old),
             None => d,
         });
+        if let Some(curve) = self.curve.as_mut() {
+            // The verification was one chain pass over the pending token and the drafts.
+            curve.observe(s.drafted + 1, s.verify_seconds);
+        }
     }
     fn set_cost_curve(&mut self, curve: CostCurve) {
-        self.curve = Some(curve);
+        self.curve = Some(LiveCurve::new(curve, self.learn_costs, self.alpha));
     }
     fn needs_cost_curve(&self) -> bool {
         self.curve.is_none()
