@@ -35,8 +35,9 @@ pub enum Details {
         /// drafting, lossless walk: the head's candidates could only have been side branches, worth nothing).
         #[serde(default)]
         lookup_only_rounds: usize,
-        /// How the walk treats side branches: `exact` (the load-time probe found every tree node equal to the
-        /// chain over its path, so any node may be accepted), `main_chain_only`, or `lossy` (`allow_lossy`).
+        /// How the walk treats side branches: `main_chain` (the configured default, no probe), `exact` (asked
+        /// for, and the load-time probe found every tree node equal to the chain over its path, so any node may be
+        /// accepted), `main_chain_only` (asked for, the probe found them inexact), or `lossy` (`allow_lossy`).
         #[serde(default)]
         side_branches: String,
         /// Tokens accepted on side nodes (off the main chain) over the generation.

@@ -1,14 +1,15 @@
 //! Token trees with real branches, lossless: on the engine's attention kernel every node of a tree pass equals the
 //! chain pass over its own path bitwise (engine/kernels/attention.rs sums a row over its visible keys alone), the
 //! load-time probe (engine/model/invariance.rs `probe_side_branches`) finds it, and the tree strategy then accepts
-//! side nodes too: greedy output still equals AR over many prompts x 260 tokens, for every head kind, while side
-//! nodes carry accepted tokens. On ONNX Runtime's attention (SmolLM2 int4) the probe finds side nodes inexact,
-//! and the walk keeps to the main chain (docs/METHODS.md section 3, "Numerics").
+//! side nodes too when asked (`side_branches: exact`; by default the walk keeps to the main chain): greedy output
+//! still equals AR over many prompts x 260 tokens, for every head kind, while side nodes carry accepted tokens. On
+//! ONNX Runtime's attention (SmolLM2 int4) the probe finds side nodes inexact, and the walk keeps to the main chain
+//! (docs/METHODS.md section 3, "Numerics").
 
 mod common;
 
 use common::*;
-use specrt::config::{DrafterConfig, HybridLookup, StrategyConfig, WindowConfig, WindowPolicyKind};
+use specrt::config::{DrafterConfig, HybridLookup, SideBranchPolicy, StrategyConfig, WindowConfig, WindowPolicyKind};
 use specrt::model::SideBranches;
 use specrt::stats::Details;
 use specrt::{GenerationRequest, Pipeline, Prompt};
@@ -38,8 +39,32 @@ fn greedy(prompt: &[u32], n: usize) -> GenerationRequest {
     GenerationRequest { prompt: Some(Prompt::Tokens(prompt.to_vec())), max_tokens: Some(n), ignore_eos: true, ..Default::default() }
 }
 
+/// The tiny target's random `kind` head with `side_branches: exact` (follow side nodes where the probe allows).
 fn head(kind: &str, max_nodes: usize, max_depth: usize, ngram: bool, policy: WindowPolicyKind) -> StrategyConfig {
-    tiny_head(kind, max_nodes, max_depth, HybridLookup::Switch(ngram), policy)
+    let mut config = tiny_head(kind, max_nodes, max_depth, HybridLookup::Switch(ngram), policy);
+    if let StrategyConfig::Speculative { drafter: DrafterConfig::Head { side_branches, .. }, .. } = &mut config {
+        *side_branches = SideBranchPolicy::Exact;
+    }
+    config
+}
+
+/// Without `side_branches: exact` (the default) the walk keeps to the main chain, side branches exact or not.
+#[test]
+fn by_default_the_walk_keeps_to_the_main_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = pipeline_yaml(dir.path(), &target(), &format!("context_length: 512\n{SPECULATIVE_YAML}"));
+    let mut p = Pipeline::load(&cfg).unwrap();
+    let prompt = repeating_prompts(1, 3, 40).remove(0);
+    p.set_strategy(tiny_head("eagle", 6, 2, HybridLookup::Switch(false), WindowPolicyKind::Static)).unwrap();
+    let out = p.generate(&greedy(&prompt, 200), &mut |_| true).unwrap();
+    let Details::Tree { side_branches, side_tokens, .. } = &out.stats.details else { panic!("tree details expected") };
+    assert_eq!((side_branches.as_str(), *side_tokens), ("main_chain", 0));
+    // The control: the same request with `side_branches: exact` accepts side nodes.
+    p.set_strategy(head("eagle", 6, 2, false, WindowPolicyKind::Static)).unwrap();
+    let exact = p.generate(&greedy(&prompt, 200), &mut |_| true).unwrap();
+    assert_eq!(exact.tokens, out.tokens);
+    let Details::Tree { side_tokens, .. } = &exact.stats.details else { panic!("tree details expected") };
+    assert!(*side_tokens > 0);
 }
 
 #[test]
@@ -158,7 +183,7 @@ fn on_onnx_runtime_attention_the_walk_keeps_to_the_main_chain() {
             max_nodes: 8,
             max_depth: 3,
             ngram: HybridLookup::Switch(false),
-            side_branches: Default::default(),
+            side_branches: SideBranchPolicy::Exact,
         },
         window: WindowConfig { policy: WindowPolicyKind::Static, fallback: false, ..Default::default() },
         allow_lossy: false,

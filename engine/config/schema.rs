@@ -458,9 +458,11 @@ pub enum DrafterConfig {
         /// match_ratio, corpus).
         #[serde(default)]
         ngram: HybridLookup,
-        /// Whether the walk may accept side nodes of the tree: `auto` (when the load-time probe finds every tree
-        /// node bitwise equal to the chain over its path, as on the engine's attention kernel) or `main_chain`
-        /// (never: the tree's alternatives only end a round as its bonus; for comparisons).
+        /// Whether the walk may accept side nodes of the tree: `main_chain` (the default: never; a side child
+        /// holding the target's token ends the round as its bonus) or `exact` (where the load-time probe finds
+        /// every tree node bitwise equal to the chain over its path, as on the engine's attention kernel; else
+        /// the main chain). Not the default because it did not pay on a Zen 3: the EAGLE head alone ran 2-5% slower
+        /// in three runs, the hybrids and Medusa within the spread (docs/HEADS.md "Side branches, exact").
         #[serde(default)]
         side_branches: SideBranchPolicy,
     },
@@ -470,11 +472,11 @@ pub enum DrafterConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SideBranchPolicy {
-    /// Follow side branches when the load-time probe finds them exact.
+    /// Keep to the main chain (no probe).
     #[default]
-    Auto,
-    /// Keep to the main chain whatever the probe says.
     MainChain,
+    /// Follow side branches when the load-time probe finds them exact.
+    Exact,
 }
 
 /// Prompt lookup inside a head drafter's tree (hybrid drafting). YAML: `ngram: true | false` or

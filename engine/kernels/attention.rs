@@ -392,16 +392,19 @@ pub(super) mod avx2 {
             let mv = _mm256_set1_ps(max);
             let zero = _mm256_setzero_ps();
             let mut sumv = zero;
-            // Lanes holding an exact zero, over the real terms (the tail's padding lanes are not terms).
-            let mut zeros = 0i32;
+            // The first chunk holding an exact zero among the real terms (the tail's padding lanes are not terms),
+            // and the sum of the chunks before it.
+            let mut first_zero: Option<(usize, __m256)> = None;
             let mut j = 0;
             // Whole chunks in place; only the tail goes through a padded copy (its -inf lanes add exp = 0). The copy
             // for every chunk cost ~7% of attention in memmove calls (perf, SmolLM2 shapes, 2026-12-05).
             while j + 8 <= visible {
                 let e = exp(_mm256_sub_ps(_mm256_loadu_ps(scores.as_ptr().add(j)), mv));
                 _mm256_storeu_ps(scores.as_mut_ptr().add(j), e);
+                if first_zero.is_none() && _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ)) != 0 {
+                    first_zero = Some((j, sumv));
+                }
                 sumv = _mm256_add_ps(sumv, e);
-                zeros |= _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ));
                 j += 8;
             }
             if j < visible {
@@ -411,26 +414,30 @@ pub(super) mod avx2 {
                 let e = exp(_mm256_sub_ps(_mm256_loadu_ps(chunk.as_ptr()), mv));
                 _mm256_storeu_ps(chunk.as_mut_ptr(), e);
                 scores[j..].copy_from_slice(&chunk[..n]);
+                if first_zero.is_none() && _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ)) & ((1 << n) - 1) != 0 {
+                    first_zero = Some((j, sumv));
+                }
                 sumv = _mm256_add_ps(sumv, e);
-                zeros |= _mm256_movemask_ps(_mm256_cmp_ps(e, zero, _CMP_EQ_OQ)) & ((1 << n) - 1);
             }
-            if zeros == 0 {
+            match first_zero {
                 // No zero term: ordinals are key indices (every causal decode row and chain row without underflow).
-                return hsum(sumv);
+                None => hsum(sumv),
+                // Before the first zero, ordinals are still key indices: only the rest is compacted (in a tree row
+                // the masked keys are the pass's own few rows, so the scalar part is a few dozen terms at most).
+                Some((from, before)) => sum_nonzero(&scores[from..], before),
             }
-            sum_nonzero(scores)
         }
     }
 
-    /// The sum of the non-zero values of `terms`, the m-th of them in lane m mod 8 (chunks of 8 added in order,
-    /// the last chunk padded with zeros), reduced by [`hsum`]: over a slice without zeros, exactly the fast path's
-    /// sum in [`softmax_in_place`]. Taken only by rows with a zero term (a tree pass's masked keys), so the
-    /// compaction's scalar gather costs nothing on decode steps and chain passes.
+    /// `sumv` (the lane sums of the chunks before `terms`, which start at a chunk boundary) plus the non-zero
+    /// values of `terms`, the m-th of them in lane m mod 8 (chunks of 8 added in order, the last padded with
+    /// zeros), reduced by [`hsum`]: the sum whose lanes follow the non-zero ordinals, given no zero term before
+    /// `terms`. Over a slice without zeros, exactly the fast path's sum in [`softmax_in_place`].
     #[inline(always)]
-    unsafe fn sum_nonzero(terms: &[f32]) -> f32 {
+    unsafe fn sum_nonzero(terms: &[f32], sumv: __m256) -> f32 {
         // SAFETY: register-only intrinsics and loads from a local array, under the caller's target features.
         unsafe {
-            let mut sumv = _mm256_setzero_ps();
+            let mut sumv = sumv;
             let mut chunk = [0f32; 8];
             let mut n = 0;
             for &t in terms {

@@ -105,7 +105,7 @@ pub fn build(config: &StrategyConfig, loader: &ModelLoader, target: &Manifest) -
                     let tree = speculative::tree::TreeSpeculative::new(head, lookup, shape)
                         .with_fallback(window.fallback)
                         .with_lossy_side_branches(*allow_lossy)
-                        .with_main_chain_only(*side_branches == SideBranchPolicy::MainChain)
+                        .with_side_branches_when_exact(*side_branches == SideBranchPolicy::Exact)
                         .with_cost_model(window.policy == WindowPolicyKind::CostModel, window.ewma_alpha as f64, window.learn_costs);
                     return Ok(Box::new(tree));
                 }

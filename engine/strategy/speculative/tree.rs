@@ -16,11 +16,15 @@
 //!   pipeline accepts nodes only along the main chain; a side child that holds the target's token ends the round
 //!   as the bonus (it is that token anyway).
 //! - The engine's attention kernel sums each row over its visible keys alone (engine/kernels/attention.rs), so
-//!   every node equals the chain pass over its own path and the probe finds side branches exact: the walk follows
-//!   them losslessly, and the tree is laid out level by level ([`trie::level_order`]) so that a node budget's
+//!   every node equals the chain pass over its own path and the probe finds side branches exact: the walk may follow
+//!   them losslessly, and the tree is then laid out level by level ([`trie::level_order`]) so that a node budget's
 //!   prefix holds the first depth's alternatives before deeper guesses.
 //!
-//! With `allow_lossy` the walk follows side branches whatever the probe says.
+//! Following exact side branches is opt-in (`side_branches: exact`): on an AMD EPYC Zen 3, where a third verify row
+//! costs ~0.2 of a target step, the SmolLM2 EAGLE head alone ran 2-5% slower with them in three runs (side nodes
+//! carried a fifth of its accepted tokens and cut target calls 4%), the hybrids and Medusa within the run-to-run
+//! spread (docs/HEADS.md "Side branches, exact"). With `allow_lossy` the walk follows side branches whatever the
+//! probe says.
 //!
 //! Lossless: at each node the target's own token is drawn (argmax under greedy decoding, a draw from its processed
 //! distribution under sampling) and the walk moves to the child holding that token, if any; otherwise that token
@@ -88,8 +92,8 @@ pub(crate) struct TreeSpeculative {
     lossy: bool,
     /// What the load-time probe found (`None` before `prepare`, or with `allow_lossy`).
     side_branches: Option<SideBranches>,
-    /// `side_branches: main_chain`: no probe, main chain only.
-    main_chain_only: bool,
+    /// `side_branches: exact`: probe at load and follow side branches if exact.
+    probe_side_branches: bool,
 }
 
 impl TreeSpeculative {
@@ -109,14 +113,14 @@ impl TreeSpeculative {
             follow_side_branches: false,
             lossy: false,
             side_branches: None,
-            main_chain_only: false,
+            probe_side_branches: false,
         }
     }
 
-    /// Keeps the walk to the main chain even where the probe finds side branches exact (`side_branches:
-    /// main_chain`, for comparisons); `allow_lossy` wins.
-    pub(crate) fn with_main_chain_only(mut self, on: bool) -> Self {
-        self.main_chain_only = on;
+    /// Follows side branches where the load-time probe finds them exact (`side_branches: exact`; off by default,
+    /// see the module notes); `allow_lossy` follows them regardless.
+    pub(crate) fn with_side_branches_when_exact(mut self, on: bool) -> Self {
+        self.probe_side_branches = on;
         self
     }
 
@@ -169,7 +173,7 @@ impl Strategy for TreeSpeculative {
     }
 
     fn prepare(&mut self, target: &mut LanguageModel) -> Result<()> {
-        if !self.lossy && !self.main_chain_only {
+        if !self.lossy && self.probe_side_branches {
             // After the batch-invariance probe (the pipeline runs it first): chain passes in the chosen mode are
             // the reference the tree's nodes are compared with.
             let side = target.side_branches()?;
@@ -339,7 +343,7 @@ impl Strategy for TreeSpeculative {
             side_branches: match (self.lossy, self.side_branches) {
                 (true, _) => "lossy",
                 (false, Some(side)) => side.as_str(),
-                (false, None) => "main_chain_only",
+                (false, None) => "main_chain",
             }
             .to_string(),
             side_tokens,
