@@ -80,6 +80,90 @@ pub fn attend_group<T: KvElem>(
     }
 }
 
+/// [`attend_group`] for several query rows of one pass that share a KV head (a verification pass's rows): each
+/// row's results are bit for bit what [`attend_group`] gives it alone (the same operations per output value, heads
+/// paired within the row as there), but the keys and values are walked in one sweep of 64-key blocks for all rows,
+/// so a block read from memory serves every row while it is in L1. Row `r` (of `R = visible.len()`) has its
+/// `G x d` rotated queries at `qs[r G d ..]`, sees keys `0..visible[r]` with the bias
+/// `bias[r bias_stride .. + visible[r]]`, and gets its `G x d` results at `out[r out_stride ..]`. `scores` is
+/// scratch of at least `G x` the sum of `visible`.
+///
+/// # Panics
+/// If there are no rows or more than [`MAX_GROUP`] query heads in all, or a slice is shorter than stated.
+#[allow(clippy::too_many_arguments)]
+pub fn attend_group_rows<T: KvElem>(
+    qs: &[f32],
+    d: usize,
+    keys: &[T],
+    values: &[T],
+    bias: &[f32],
+    bias_stride: usize,
+    visible: &[usize],
+    scale: f32,
+    scores: &mut [f32],
+    out: &mut [f32],
+    out_stride: usize,
+) {
+    let rows = visible.len();
+    assert!(rows > 0 && d > 0 && qs.len().is_multiple_of(rows * d));
+    let g = qs.len() / (rows * d);
+    assert!(g > 0 && g * rows <= MAX_GROUP, "{rows} rows of {g} query heads (at most {MAX_GROUP} heads)");
+    let most = visible.iter().copied().max().unwrap_or(0);
+    let need: usize = visible.iter().map(|v| g * v).sum();
+    assert!(visible.iter().enumerate().all(|(r, &v)| r * bias_stride + v <= bias.len()));
+    assert!(out_stride >= g * d || rows == 1);
+    assert!(keys.len() >= most * d && values.len() >= most * d && scores.len() >= need && out.len() >= (rows - 1) * out_stride + g * d);
+    // SAFETY: every row's queries, bias, outputs and the scratch were checked to lie inside their slices, and the
+    // rows' outputs do not overlap (out_stride >= G d).
+    unsafe {
+        attend_group_rows_raw(qs.as_ptr(), g, d, keys, values, bias.as_ptr(), bias_stride, visible, scale, scores, out.as_mut_ptr(), out_stride)
+    }
+}
+
+/// [`attend_group_rows`] on raw pointers, for the attention operator, whose rows' outputs interleave with other
+/// threads' (the other KV heads of the same rows).
+///
+/// # Safety
+/// `qs` points at `visible.len() x g x d` values; row `r`'s bias at `bias + r bias_stride` holds `visible[r]`
+/// values; `keys` and `values` hold the largest `visible` rows of `d` values; `scores` at least `g x` the sum of
+/// `visible`; row `r`'s `g x d` outputs at `out + r out_stride` are valid for writes and written by no one else
+/// during the call. `g x visible.len()` is at most [`MAX_GROUP`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn attend_group_rows_raw<T: KvElem>(
+    qs: *const f32,
+    g: usize,
+    d: usize,
+    keys: &[T],
+    values: &[T],
+    bias: *const f32,
+    bias_stride: usize,
+    visible: &[usize],
+    scale: f32,
+    scores: &mut [f32],
+    out: *mut f32,
+    out_stride: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if d.is_multiple_of(8) && super::Isa::detect().has_avx2() {
+        // SAFETY: AVX2+FMA+F16C detected; the caller guarantees the pointers' extents.
+        unsafe { avx2::attend_group_rows(qs, g, d, keys, values, bias, bias_stride, visible, scale, scores, out, out_stride) };
+        return;
+    }
+    let mut at = 0;
+    for (r, &v) in visible.iter().enumerate() {
+        // SAFETY: the caller guarantees each row's extents.
+        let (q, b, o) = unsafe {
+            (
+                std::slice::from_raw_parts(qs.add(r * g * d), g * d),
+                std::slice::from_raw_parts(bias.add(r * bias_stride), v),
+                std::slice::from_raw_parts_mut(out.add(r * out_stride), g * d),
+            )
+        };
+        attend_group(q, d, keys, values, b, v, scale, &mut scores[at..at + g * v], o);
+        at += g * v;
+    }
+}
+
 /// The portable reference: the same steps as the SIMD path, one value at a time.
 fn attend_scalar<T: KvElem>(q: &[f32], keys: &[T], values: &[T], bias: &[f32], scale: f32, scores: &mut [f32], out: &mut [f32]) {
     let d = q.len();
@@ -114,17 +198,7 @@ pub(super) mod avx2 {
     /// Keys per block of [`attend_group`]: 64 rows of 64 f32 values are 16 KB, which stay in L1 for the group.
     const KEY_BLOCK: usize = 64;
 
-    /// See [`super::attend_group`] (and [`super::attend`], a group of one). Scores: per key block, heads two at a
-    /// time, 4 keys x 2 heads per step (an odd last head: 8 keys at a time), each key's dot product the same 8-lane
-    /// FMA chain and reduction tree however many keys are reduced together, a block's tail one key at a time; a
-    /// vectorized exp; the weighted sum per key block, two heads per walk over 32 columns (an odd head or columns
-    /// left over: one head over up to 64): the accumulators are loaded from `out`, advanced over the block's keys in
-    /// order and stored back (a store and reload does not round), then scaled once at the end. Pairing the heads
-    /// took SmolLM2's group of 3 over 256 cached keys from ~3.4 to ~2.8 us (AMD Zen 4, one thread, 2026-12-05): the
-    /// loops were bound by loads (1 query + 8 keys, or 8 values + 1 weight, per 8 FMAs), pairs share them. Measured on SmolLM2 at 2,000 cached
-    /// tokens, the per-key scalar form (hsum per key, libm exp, out loaded and stored per key) cost ~0.5 ms per
-    /// layer, and a column-outer weighted sum (each 256-byte value row read 8 times, 32 bytes at a time) lost the
-    /// values from L2 between walks; each output lane still accumulates p_j * v_j in key order from zero.
+    /// See [`super::attend_group`] (and [`super::attend`], a group of one): one row of [`attend_group_rows`].
     #[target_feature(enable = "avx2,fma,f16c")]
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn attend_group<T: KvElem>(
@@ -138,61 +212,114 @@ pub(super) mod avx2 {
         out: &mut [f32],
     ) {
         let g = qs.len() / d;
-        let visible = bias.len();
-        // SAFETY: the caller checked every length; loads and stores are unaligned and inside the slices.
+        // SAFETY: the caller checked the lengths: one row of `g x d` queries and outputs, `bias.len()` keys.
+        unsafe { attend_group_rows(qs.as_ptr(), g, d, keys, values, bias.as_ptr(), 0, &[bias.len()], scale, scores, out.as_mut_ptr(), g * d) }
+    }
+
+    /// See [`super::attend_group_rows`] (and [`super::attend_group`], one row). Scores: per key block, for each row
+    /// that still sees keys there, its heads two at a time, 4 keys x 2 heads per step (an odd last head: 8 keys at
+    /// a time), each key's dot product the same 8-lane FMA chain and reduction tree however many keys are reduced
+    /// together, a row's last block's tail one key at a time; then each row's heads take a vectorized softmax over
+    /// their own keys; the weighted sum per key block, each row's heads two per walk over 32 columns (an odd head
+    /// or columns left over: one head over up to 64): the accumulators are loaded from the output, advanced over the
+    /// block's keys in order and stored back (a store and reload does not round), then scaled once at the end. So a
+    /// row's values are the same whatever rows share its sweep, and a block read from memory serves every row while
+    /// it is in L1. Pairing the heads took SmolLM2's group of 3 over 256 cached keys from ~3.4 to ~2.8 us (AMD Zen
+    /// 4, one thread, 2026-12-05): the loops were bound by loads (1 query + 8 keys, or 8 values + 1 weight, per 8
+    /// FMAs), pairs share them. Measured on SmolLM2 at 2,000 cached tokens, the per-key scalar form (hsum per key,
+    /// libm exp, out loaded and stored per key) cost ~0.5 ms per layer, and a column-outer weighted sum (each
+    /// 256-byte value row read 8 times, 32 bytes at a time) lost the values from L2 between walks; each output lane
+    /// still accumulates p_j * v_j in key order from zero.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn attend_group_rows<T: KvElem>(
+        qs: *const f32,
+        g: usize,
+        d: usize,
+        keys: &[T],
+        values: &[T],
+        bias: *const f32,
+        bias_stride: usize,
+        visible: &[usize],
+        scale: f32,
+        scores: &mut [f32],
+        out: *mut f32,
+        out_stride: usize,
+    ) {
+        let most = visible.iter().copied().max().unwrap_or(0);
+        // SAFETY: see `attend_group_rows_raw`; each row's scores are its own `g x visible` run of `scores`.
         unsafe {
+            let q_of = |r: usize| std::slice::from_raw_parts(qs.add(r * g * d), g * d);
+            let bias_of = |r: usize| std::slice::from_raw_parts(bias.add(r * bias_stride), visible[r]);
             let mut from = 0;
-            while from < visible {
-                let to = (from + KEY_BLOCK).min(visible);
-                // Heads two at a time share each key load (2 query + 4 key loads per 8 FMAs instead of 1 + 8: the
-                // loop was bound by loads), an odd last head alone; every score is the same 8-lane FMA chain and
-                // the same reduction tree whichever way the keys are grouped.
-                let mut h = 0;
-                while h + 2 <= g {
-                    score_pair(qs, d, keys, bias, scale, scores, visible, h, from, to);
-                    h += 2;
+            while from < most {
+                let mut at = 0;
+                for (r, &v) in visible.iter().enumerate() {
+                    let sc = &mut scores[at..at + g * v];
+                    at += g * v;
+                    if from >= v {
+                        continue;
+                    }
+                    let (q, b, to) = (q_of(r), bias_of(r), (from + KEY_BLOCK).min(v));
+                    let mut h = 0;
+                    while h + 2 <= g {
+                        score_pair(q, d, keys, b, scale, sc, v, h, from, to);
+                        h += 2;
+                    }
+                    if h < g {
+                        score_one(q.as_ptr().add(h * d), d, keys, b, scale, sc.as_mut_ptr().add(h * v), from, to);
+                    }
                 }
-                if h < g {
-                    score_one(qs.as_ptr().add(h * d), d, keys, bias, scale, scores.as_mut_ptr().add(h * visible), from, to);
-                }
-                from = to;
+                from += KEY_BLOCK;
             }
             let mut inv = [0f32; super::MAX_GROUP];
-            for (h, iv) in inv.iter_mut().enumerate().take(g) {
-                *iv = 1.0 / softmax_in_place(&mut scores[h * visible..(h + 1) * visible]);
+            let mut at = 0;
+            for (r, &v) in visible.iter().enumerate() {
+                for h in 0..g {
+                    inv[r * g + h] = 1.0 / softmax_in_place(&mut scores[at + h * v..at + (h + 1) * v]);
+                }
+                at += g * v;
+                std::slice::from_raw_parts_mut(out.add(r * out_stride), g * d).fill(0.0);
             }
-            out.fill(0.0);
             let mut from = 0;
-            while from < visible {
-                let to = (from + KEY_BLOCK).min(visible);
-                // Two heads per walk over 32 columns share each value load (8 accumulators, 4 value registers:
-                // 6 loads per 8 FMAs instead of 9); an odd last head walks 64 columns alone as before. Each output
-                // lane still accumulates p_j * v_j in key order from the value it had.
-                let mut h = 0;
-                while h + 2 <= g {
-                    let (p0, p1) = (&scores[h * visible + from..h * visible + to], &scores[(h + 1) * visible + from..(h + 1) * visible + to]);
-                    let (o0, o1) = out[h * d..(h + 2) * d].split_at_mut(d);
-                    let mut c = 0;
-                    while c + 32 <= d {
-                        accumulate_pair(p0, p1, values, from, d, c, o0, o1);
-                        c += 32;
+            while from < most {
+                let mut at = 0;
+                for (r, &v) in visible.iter().enumerate() {
+                    let sc = &scores[at..at + g * v];
+                    at += g * v;
+                    if from >= v {
+                        continue;
                     }
-                    accumulate_columns(p0, values, from, d, c, o0);
-                    accumulate_columns(p1, values, from, d, c, o1);
-                    h += 2;
+                    let to = (from + KEY_BLOCK).min(v);
+                    let o = std::slice::from_raw_parts_mut(out.add(r * out_stride), g * d);
+                    let mut h = 0;
+                    while h + 2 <= g {
+                        let (p0, p1) = (&sc[h * v + from..h * v + to], &sc[(h + 1) * v + from..(h + 1) * v + to]);
+                        let (o0, o1) = o[h * d..(h + 2) * d].split_at_mut(d);
+                        let mut c = 0;
+                        while c + 32 <= d {
+                            accumulate_pair(p0, p1, values, from, d, c, o0, o1);
+                            c += 32;
+                        }
+                        accumulate_columns(p0, values, from, d, c, o0);
+                        accumulate_columns(p1, values, from, d, c, o1);
+                        h += 2;
+                    }
+                    if h < g {
+                        accumulate_columns(&sc[h * v + from..h * v + to], values, from, d, 0, &mut o[h * d..(h + 1) * d]);
+                    }
                 }
-                if h < g {
-                    accumulate_columns(&scores[h * visible + from..h * visible + to], values, from, d, 0, &mut out[h * d..(h + 1) * d]);
-                }
-                from = to;
+                from += KEY_BLOCK;
             }
-            for (h, &iv) in inv.iter().enumerate().take(g) {
-                let iv = _mm256_set1_ps(iv);
-                let o = out.as_mut_ptr().add(h * d);
-                let mut c = 0;
-                while c < d {
-                    _mm256_storeu_ps(o.add(c), _mm256_mul_ps(_mm256_loadu_ps(o.add(c)), iv));
-                    c += 8;
+            for r in 0..visible.len() {
+                for h in 0..g {
+                    let iv = _mm256_set1_ps(inv[r * g + h]);
+                    let o = out.add(r * out_stride + h * d);
+                    let mut c = 0;
+                    while c < d {
+                        _mm256_storeu_ps(o.add(c), _mm256_mul_ps(_mm256_loadu_ps(o.add(c)), iv));
+                        c += 8;
+                    }
                 }
             }
         }
@@ -612,6 +739,107 @@ mod tests {
         attend_group(&qs, 64, &k, &v, &bias, 20, 0.125, &mut s, &mut a);
         attend_group(&qs, 64, &k, &v, &bias, 20, 0.126, &mut s, &mut b);
         assert_ne!(a, b);
+    }
+
+    /// Several rows of a pass in one sweep give each row what `attend_group` gives it alone, bit for bit: rows of
+    /// a verification chain (past + s + 1 keys each) and of a token tree (some keys hidden), key counts across the
+    /// 8-lane chunks and the 64-key blocks, groups of 1 to 6 heads, f32 and fp16 caches. The control: rows given
+    /// one another's biases differ, so the test sees each row's own keys.
+    #[test]
+    fn rows_in_one_sweep_compute_each_row_bit_for_bit_as_alone() {
+        use crate::kernels::half::F16;
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut controls = 0;
+        for case in 0..120 {
+            let (g, d) = [(3, 64), (6, 128), (1, 64), (2, 8), (5, 72)][case % 5];
+            let n_rows = 1 + (next() % (MAX_GROUP / g).min(9) as u64) as usize;
+            let past = (next() % 140) as usize;
+            let t = past + n_rows;
+            let (k, v) = (data(t * d, case + 1), data(t * d, case + 2));
+            let qs: Vec<Vec<f32>> = (0..n_rows).map(|r| data(g * d, 1000 * case + r)).collect();
+            let tree = case % 2 == 1;
+            let biases: Vec<Vec<f32>> = (0..n_rows)
+                .map(|r| {
+                    let visible = past + r + 1;
+                    (0..visible)
+                        .map(|j| if tree && j >= past && j + 1 < visible && next() % 2 == 0 { HIDDEN_BIAS } else { 0.01 * (j % 7) as f32 })
+                        .collect()
+                })
+                .collect();
+            let scale = 1.0 / (d as f32).sqrt();
+            let total: usize = biases.iter().map(|b| g * b.len()).sum();
+            let alone = |k: &[f32], v: &[f32]| -> Vec<Vec<f32>> {
+                (0..n_rows)
+                    .map(|r| {
+                        let visible = biases[r].len();
+                        let (mut out, mut sc) = (vec![0.0; g * d], vec![0.0; g * visible]);
+                        attend_group(&qs[r], d, k, v, &biases[r], visible, scale, &mut sc, &mut out);
+                        out
+                    })
+                    .collect()
+            };
+            // the rows' inputs as the operator lays them out: queries contiguous, bias rows and outputs strided
+            let stride = t + 3;
+            let mut bias_rows = vec![f32::NAN; n_rows * stride];
+            for (r, b) in biases.iter().enumerate() {
+                bias_rows[r * stride..r * stride + b.len()].copy_from_slice(b);
+            }
+            let visible: Vec<usize> = biases.iter().map(Vec::len).collect();
+            let out_stride = g * d + 5;
+            let lay = RowsLayout { g, d, bias_rows: &bias_rows, stride, visible: &visible, scale, total, out_stride };
+            let swept = |qs: &[Vec<f32>], k: &[f32], v: &[f32]| lay.sweep(qs, k, v, case);
+            let same = |a: &[Vec<f32>], b: &[Vec<f32>]| a.iter().flatten().zip(b.iter().flatten()).all(|(x, y)| x.to_bits() == y.to_bits());
+            assert!(same(&swept(&qs, &k, &v), &alone(&k, &v)), "case {case}: g {g} d {d} past {past} rows {n_rows}");
+            let half = |x: &[f32]| -> Vec<F16> { x.iter().map(|&y| F16::narrow(y)).collect() };
+            let (k16, v16) = (half(&k), half(&v));
+            let got16 = lay.sweep(&qs, &k16, &v16, case);
+            for (r, got) in got16.iter().enumerate() {
+                let (mut want, mut sc) = (vec![0.0; g * d], vec![0.0; g * visible[r]]);
+                attend_group(&qs[r], d, &k16, &v16, &biases[r], visible[r], scale, &mut sc, &mut want);
+                assert!(got.iter().zip(&want).all(|(x, y)| x.to_bits() == y.to_bits()), "fp16 case {case} row {r}");
+            }
+            if n_rows > 1 {
+                // the control: the first two rows' queries swapped (each attends with the other's query over its
+                // own keys) gives other results
+                let mut swapped = qs.clone();
+                swapped.swap(0, 1);
+                controls += usize::from(!same(&swept(&swapped, &k, &v), &alone(&k, &v)));
+            }
+        }
+        assert!(controls > 50, "only {controls} swapped-query controls differ");
+    }
+
+    /// The operator's layout of a pass's rows for [`attend_group_rows`] (test helper).
+    struct RowsLayout<'a> {
+        g: usize,
+        d: usize,
+        bias_rows: &'a [f32],
+        stride: usize,
+        visible: &'a [usize],
+        scale: f32,
+        total: usize,
+        out_stride: usize,
+    }
+
+    impl RowsLayout<'_> {
+        /// The rows attended in one sweep; checks that nothing was written between the rows' outputs.
+        fn sweep<T: KvElem>(&self, qs: &[Vec<f32>], k: &[T], v: &[T], case: usize) -> Vec<Vec<f32>> {
+            let (g, d, n_rows) = (self.g, self.d, self.visible.len());
+            let flat: Vec<f32> = qs.concat();
+            let mut out = vec![7.0; n_rows * self.out_stride];
+            let mut scores = vec![0.0; self.total];
+            attend_group_rows(&flat, d, k, v, self.bias_rows, self.stride, self.visible, self.scale, &mut scores, &mut out, self.out_stride);
+            for r in 0..n_rows {
+                assert!(out[r * self.out_stride + g * d..(r + 1) * self.out_stride].iter().all(|&x| x == 7.0), "case {case}: wrote past row {r}");
+            }
+            (0..n_rows).map(|r| out[r * self.out_stride..r * self.out_stride + g * d].to_vec()).collect()
+        }
     }
 
     /// A row whose keys are partly hidden by the mask (a token-tree node: siblings and cousins between its

@@ -25,8 +25,9 @@
 /// one-token pass (a cached curve is otherwise trusted while its one-token point still matches the machine, so a
 /// new multi-row kernel would keep being priced as the old one). 2: verify passes take a panel's both halves in
 /// one walk (2026-12-05); 3: Q6_K's two-row passes too; 4: AVX-512 tiles of up to 12 rows and attention with
-/// heads in pairs; 5: passes of 4+ rows over large matrices prefetch on every CPU.
-pub const REVISION: u32 = 5;
+/// heads in pairs; 5: passes of 4+ rows over large matrices prefetch on every CPU; 6: a verify pass's rows attend
+/// each KV head's cache in one sweep (2026-12-07).
+pub const REVISION: u32 = 6;
 
 pub mod argmax;
 pub mod attention;

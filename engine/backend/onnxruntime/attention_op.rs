@@ -15,6 +15,7 @@
 //! pass reads the same cached values.
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use ort::operator::{ComputeContext, Kernel, KernelContext, Operator, OperatorInput, OperatorOutput};
 use ort::sys::OrtKernelContext;
@@ -81,7 +82,8 @@ impl<const F16_KV: bool> Operator for BatchInvariantAttention<F16_KV> {
             return Err(fail("only do_rotary = 1 with rotary_interleaved = 0 (rotate-half) is implemented".into()));
         }
         let scale = kctx.get::<f32>("scale").filter(|&s| s != 0.0);
-        Ok(AttentionKernel { node, heads, kv_heads, scale, f16_kv: F16_KV })
+        let threads = SESSION_THREADS.load(Ordering::Relaxed).max(1);
+        Ok(AttentionKernel { node, heads, kv_heads, scale, f16_kv: F16_KV, threads })
     }
 }
 
@@ -93,12 +95,44 @@ pub(crate) struct AttentionKernel {
     scale: Option<f32>,
     /// The KV cache holds fp16.
     f16_kv: bool,
+    /// Intra-op threads of this node's session: the number of chunks of a verification pass's units.
+    threads: usize,
 }
 
 /// Parallel tasks per call at most; each owns `total` floats of softmax scratch and handles every `TASKS`-th
 /// (row, head) pair, so the scratch is bounded by `TASKS x total` whatever the pass (a 2,000-token prefill
 /// would otherwise need 2,000 x 9 heads x 2,000 floats per layer).
 const TASKS: usize = 32;
+/// Passes of more rows than this (prompt chunks) keep the strided units: their rows' costs grow with the row
+/// (causal), and contiguous chunks would hand one thread the long rows.
+const MAX_CHUNKED_ROWS: usize = 16;
+
+/// Intra-op threads of the session being created: set by the backend under its session-creation lock, read by
+/// `create_kernel` (kernels are created while the session is), so each node knows its own session's pool.
+pub(crate) static SESSION_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether verification passes split their units by KV head (on by default; see [`set_verify_units_by_kv_head`]).
+static BY_KV_HEAD: AtomicBool = AtomicBool::new(true);
+
+/// `SPECRT_ATTENTION_ROWS=row-first` in the environment starts the process with the row-first layout (for A/B runs
+/// of whole pipelines, one process each); read once, by the first session created.
+pub(crate) fn layout_from_env() {
+    static READ: std::sync::Once = std::sync::Once::new();
+    READ.call_once(|| {
+        if std::env::var("SPECRT_ATTENTION_ROWS").is_ok_and(|v| v.trim() == "row-first") {
+            set_verify_units_by_kv_head(false);
+        }
+    });
+}
+
+/// How a pass of 2..=16 rows hands its (row, KV head) units to threads, process-wide: `true` (the default) gives
+/// each thread one contiguous chunk of the units laid out KV head first, so one thread attends a KV head's rows one
+/// after another from its own cache; `false` deals them out row first, every `TASKS`-th unit to a task (the layout
+/// prompts keep). Which thread computes a unit changes no bit of it. A measurement switch for in-process A/B runs
+/// (examples/rust/attention_schedule.rs); why the default: docs/KERNELS.md "Verify rows by KV head".
+pub fn set_verify_units_by_kv_head(on: bool) {
+    BY_KV_HEAD.store(on, Ordering::Relaxed);
+}
 /// Largest head_dim (the query is rotated into a stack buffer of this size).
 const MAX_HEAD_DIM: usize = 512;
 /// Largest `group x head_dim`: a KV head's query heads are rotated into a stack buffer of this size (16 KB).
@@ -135,9 +169,16 @@ struct Task {
     /// Cached tokens before this pass, per batch row (`seqlens_k + 1 - S`).
     past: *const usize,
     scale: f32,
+    /// Units per task when they are laid out KV head first and split into contiguous chunks (0: strided).
+    chunk: usize,
+    /// Rows attended in one sweep at most (chunked passes): bounded by the query buffer and `MAX_GROUP` heads.
+    run_rows: usize,
+    /// Softmax scratch per task (floats): `group x total`, times `run_rows` for chunked passes.
+    scratch: usize,
 }
 
-/// Runs task `t`: the (row, KV head) units `t, t + TASKS, ...`, unit = (b * S + s) * KVH + kv, each the `group`
+/// Runs task `t`: the (row, KV head) units `t, t + TASKS, ...`, unit = (b * S + s) * KVH + kv, or with a `chunk`
+/// the units `t * chunk ..` of the KV-head-first layout (unit = kv * B * S + b * S + s), each the `group`
 /// query heads sharing that KV head, attended together (engine/kernels/attention.rs `attend_group`: each head bit for
 /// bit what it computes alone, the keys and values walked once for the group); `T` is the cache's type.
 unsafe extern "C" fn run_task<T: KvElem>(data: *mut c_void, t: usize) {
@@ -145,30 +186,67 @@ unsafe extern "C" fn run_task<T: KvElem>(data: *mut c_void, t: usize) {
     // against the buffers' shapes there; task t writes only its own output heads and its own scores region.
     unsafe {
         let k = &*(data as *const Task);
-        let (d, g) = (k.d, k.group);
-        let half = d / 2;
-        let kvh = k.heads / g;
+        let kvh = k.heads / k.group;
         let mut qs = [0f32; MAX_GROUP_VALUES];
-        let qs = &mut qs[..g * d];
-        let scores = std::slice::from_raw_parts_mut(k.scores.add(t * g * k.total), g * k.total);
-        let mut unit = t;
-        while unit < k.units {
-            let (kv_head, row) = (unit % kvh, unit / kvh);
-            let (b, s) = (row / k.seq, row % k.seq);
-            let kv = b * kvh + kv_head;
-            let visible = *k.past.add(b) + s + 1;
-            let p = *k.positions.add(row) as usize;
-            let (cos, sin) = (std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
-            qs.copy_from_slice(std::slice::from_raw_parts(k.qkv.add(row * k.width + kv_head * g * d), g * d));
-            for q in qs.chunks_exact_mut(d) {
-                attention::rope(q, cos, sin);
+        let scores = std::slice::from_raw_parts_mut(k.scores.add(t * k.scratch), k.scratch);
+        if k.chunk == 0 {
+            let mut unit = t;
+            while unit < k.units {
+                attend_rows::<T>(k, unit % kvh, unit / kvh, 1, &mut qs, scores);
+                unit += TASKS;
             }
-            let keys = std::slice::from_raw_parts((k.keys as *const T).add(kv * k.capacity * d), visible * d);
-            let values = std::slice::from_raw_parts((k.values as *const T).add(kv * k.capacity * d), visible * d);
-            let bias = std::slice::from_raw_parts(k.bias.add(row * k.total), visible);
-            let out = std::slice::from_raw_parts_mut(k.out.add((row * k.heads + kv_head * g) * d), g * d);
-            attention::attend_group(qs, d, keys, values, bias, visible, k.scale, &mut scores[..g * visible], out);
-            unit += TASKS;
+            return;
+        }
+        // KV head first: the task's units are runs of consecutive rows of one KV head, attended in one sweep
+        // (at most `run_rows` at a time, never across a batch row: those read another sequence's cache).
+        let rows = k.units / kvh;
+        let (mut unit, end) = (t * k.chunk, ((t + 1) * k.chunk).min(k.units));
+        while unit < end {
+            let (kv_head, row) = (unit / rows, unit % rows);
+            let batch_end = (row / k.seq + 1) * k.seq;
+            let n = (end - unit).min(batch_end - row).min(k.run_rows);
+            attend_rows::<T>(k, kv_head, row, n, &mut qs, scores);
+            unit += n;
+        }
+    }
+}
+
+/// Attends rows `row..row + n` (one batch row's) for KV head `kv_head`: each row's `group` query heads rotated
+/// into `qs`, then one sweep over the KV head's cache (`attend_group` for a single row).
+///
+/// # Safety
+/// As [`run_task`]: `k`'s buffers hold these rows, `n x group x d <= MAX_GROUP_VALUES`, `scores` holds `group x n x
+/// total` values, and no other task writes these rows' outputs of this KV head.
+unsafe fn attend_rows<T: KvElem>(k: &Task, kv_head: usize, row: usize, n: usize, qs: &mut [f32; MAX_GROUP_VALUES], scores: &mut [f32]) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        let (d, g) = (k.d, k.group);
+        let (half, kvh, gd) = (d / 2, k.heads / g, g * d);
+        let (b, s0) = (row / k.seq, row % k.seq);
+        let kv = b * kvh + kv_head;
+        let past = *k.past.add(b);
+        let mut visible = [0usize; attention::MAX_GROUP];
+        for i in 0..n {
+            let p = *k.positions.add(row + i) as usize;
+            let (cos, sin) = (std::slice::from_raw_parts(k.cos.add(p * half), half), std::slice::from_raw_parts(k.sin.add(p * half), half));
+            let q = &mut qs[i * gd..(i + 1) * gd];
+            q.copy_from_slice(std::slice::from_raw_parts(k.qkv.add((row + i) * k.width + kv_head * gd), gd));
+            for head in q.chunks_exact_mut(d) {
+                attention::rope(head, cos, sin);
+            }
+            visible[i] = past + s0 + i + 1;
+        }
+        let most = visible[n - 1];
+        let keys = std::slice::from_raw_parts((k.keys as *const T).add(kv * k.capacity * d), most * d);
+        let values = std::slice::from_raw_parts((k.values as *const T).add(kv * k.capacity * d), most * d);
+        let out = k.out.add((row * k.heads + kv_head * g) * d);
+        if n == 1 {
+            let bias = std::slice::from_raw_parts(k.bias.add(row * k.total), most);
+            let out = std::slice::from_raw_parts_mut(out, gd);
+            attention::attend_group(&qs[..gd], d, keys, values, bias, most, k.scale, &mut scores[..g * most], out);
+        } else {
+            let bias = k.bias.add(row * k.total);
+            attention::attend_group_rows_raw(qs.as_ptr(), g, d, keys, values, bias, k.total, &visible[..n], k.scale, scores, out, k.heads * d);
         }
     }
 }
@@ -309,12 +387,22 @@ impl AttentionKernel {
         if units == 0 {
             return Ok(());
         }
-        let tasks = units.min(TASKS);
+        // A verification pass's rows share their keys and values: one chunk of KV-head-first units per thread
+        // reads each KV head's cache from memory once, where dealing units out row first had two threads fetch
+        // the same KV head (SmolLM2, 2 threads, AMD EPYC Zen 3, in-process A/B: 2-5 token passes 4-7% faster at
+        // 256-512 cached tokens, the second row's cost down ~20%; docs/KERNELS.md "Verify rows by KV head").
         let group = h / kvh;
+        let (tasks, chunk, run_rows) = if BY_KV_HEAD.load(Ordering::Relaxed) && seq > 1 && seq <= MAX_CHUNKED_ROWS {
+            let t = units.min(self.threads).min(TASKS);
+            (t, units.div_ceil(t), (attention::MAX_GROUP / group).min(MAX_GROUP_VALUES / (group * d)).max(1))
+        } else {
+            (units.min(TASKS), 0, 1)
+        };
+        let scratch = group * total * run_rows;
         SCORES.with(|cell| {
             let mut scores = cell.borrow_mut();
-            if scores.len() < tasks * group * total {
-                scores.resize(tasks * group * total, 0.0);
+            if scores.len() < tasks * scratch {
+                scores.resize(tasks * scratch, 0.0);
             }
             let task = Task {
                 qkv: qkv.as_ptr(),
@@ -336,6 +424,9 @@ impl AttentionKernel {
                 total,
                 past: past.as_ptr(),
                 scale: self.scale.unwrap_or(1.0 / (d as f32).sqrt()),
+                chunk,
+                run_rows,
+                scratch,
             };
             let api = ort::api();
             // SAFETY: `task` and the buffers it points into outlive the call, which returns when every task has run.

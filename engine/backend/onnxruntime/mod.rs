@@ -112,6 +112,10 @@ impl OnnxRuntime {
         // one fails ("Trying to add a domain to DomainToVersion map, but the domain is already exist", seen in CI
         // with tests loading pipelines on parallel threads). Session creation is therefore one at a time.
         let _one_at_a_time = SESSION_CREATION.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // The attention operator splits verification passes by this session's thread count (its kernels are
+        // created during the commit below, under the same lock).
+        attention_op::SESSION_THREADS.store(self.threads, std::sync::atomic::Ordering::Relaxed);
+        attention_op::layout_from_env();
         match source {
             SessionSource::File(model_file) => {
                 builder.commit_from_file(model_file).map_err(|e| Error::Backend(format!("cannot load {}: {e}", model_file.display())))
