@@ -678,11 +678,13 @@ bench-side-branches-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS
 	./target/release/specrt bench --config configs/bench/side-branches-smollm2.yaml --out bench-out/side-branches-smollm2
 	$(VPY) -m export.plot_bench bench-out/side-branches-smollm2/results.json
 .PHONY: bench-verify-rows-smollm2
-# The same matrix with the verify rows' attention by KV head (default) and row first (before), one process each.
+# The same matrix with the verify rows' attention by KV head (default) and row first (before), one process each;
+# the row-first run keeps its own cost-curve cache (the cache's key knows the kernels' revision, not this switch).
 bench-verify-rows-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/verify-rows-smollm2.yaml --out bench-out/verify-rows-smollm2
-	SPECRT_ATTENTION_ROWS=row-first ./target/release/specrt bench --config configs/bench/verify-rows-smollm2.yaml --out bench-out/verify-rows-smollm2-row-first
+	SPECRT_ATTENTION_ROWS=row-first SPECRT_CACHE_DIR=bench-out/verify-rows-smollm2-row-first/cache \
+		./target/release/specrt bench --config configs/bench/verify-rows-smollm2.yaml --out bench-out/verify-rows-smollm2-row-first
 	$(VPY) -m export.plot_bench bench-out/verify-rows-smollm2/results.json
 $(SMOL_GGML_SPACE)/manifest.json: $(SPACE_TRAINED)/MANIFEST.json $(SPACE_TRAINED)/adapter.safetensors $(VENV)/.stamp
 	$(VPY) -m export smollm2 --space $(SPACE_TRAINED) --precision int4 --linear-kernel ggml --attention-kernel specrt --out $(SMOL_GGML_SPACE)
