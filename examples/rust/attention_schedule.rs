@@ -3,7 +3,8 @@
 //! turns pass by pass (so a VM's drift hits both alike): units by KV head (one contiguous chunk per thread, the
 //! default) and units dealt out row first. Both compute every bit alike (which thread runs a unit changes nothing);
 //! only the time differs. Prints the median milliseconds per pass and the extra cost of each row beyond the first,
-//! and writes `--out` (default bench-out/attention-schedule.json).
+//! and a one-token step timed right after a 2-token pass of the same layout (what decoding does between verify
+//! passes), and writes `--out` (default bench-out/attention-schedule.json).
 //!
 //! `cargo run --release --example attention_schedule -- MODEL_DIR [--threads 2] [--rounds 150] [--max 5]
 //! [--context 256]` (docs/KERNELS.md, "Verify rows by KV head").
@@ -40,9 +41,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filler: Vec<u32> = (0..context as u32).map(|i| 100 + (i * 7919) % (vocab - 200)).collect();
     model.append(&filler)?;
     let schedules = [("by KV head", true), ("row first", false)];
-    // samples[schedule][n - 1]; round 0 is a warm-up
+    // samples[schedule][n - 1]; round 0 is a warm-up. after[schedule]: a one-token step right after a 2-token
+    // pass of the same layout (does a pass's layout leave the cache where the next step's threads miss it?)
     let mut samples = vec![vec![Vec::new(); max]; schedules.len()];
+    let mut after = vec![Vec::new(); schedules.len()];
+    let one = TokenTree::chain(&[300]);
+    let two = TokenTree::chain(&[300, 331]);
     for round in 0..=rounds {
+        for i in 0..schedules.len() {
+            let s = (i + round) % schedules.len();
+            attention_op::set_verify_units_by_kv_head(schedules[s].1);
+            model.eval_tree(&two)?;
+            model.truncate(context)?;
+            let t0 = Instant::now();
+            model.eval_tree(&one)?;
+            let seconds = t0.elapsed().as_secs_f64();
+            model.truncate(context)?;
+            if round > 0 {
+                after[s].push(seconds);
+            }
+        }
         for n in 1..=max {
             let tokens: Vec<u32> = (0..n as u32).map(|i| 300 + (i * 31) % (vocab - 400)).collect();
             let tree = TokenTree::chain(&tokens);
@@ -70,15 +88,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
         .unwrap_or_default();
     println!("attention schedule, {threads} threads, {rounds} rounds, median ms, context {context}, CPU {cpu}");
-    println!("| schedule | {} |", (1..=max).map(|n| format!("{n} tokens")).collect::<Vec<_>>().join(" | "));
-    println!("|---|{}", "---|".repeat(max));
+    println!("| schedule | {} | 1 token after a 2-token pass |", (1..=max).map(|n| format!("{n} tokens")).collect::<Vec<_>>().join(" | "));
+    println!("|---|{}---|", "---|".repeat(max));
     let mut rows = Vec::new();
     for (s, (name, _)) in schedules.iter().enumerate() {
         let ms: Vec<f64> = samples[s].iter_mut().map(median).collect();
         let cells: Vec<String> =
             ms.iter().enumerate().map(|(i, m)| if i == 0 { format!("{m:.2}") } else { format!("{m:.2} (+{:.2})", m - ms[0]) }).collect();
-        println!("| {name} | {} |", cells.join(" | "));
-        rows.push(serde_json::json!({"schedule": name, "ms": ms}));
+        let next = median(&mut after[s]);
+        println!("| {name} | {} | {next:.2} |", cells.join(" | "));
+        rows.push(serde_json::json!({"schedule": name, "ms": ms, "one_token_after_two": next}));
     }
     if let Some(parent) = out.parent() {
         std::fs::create_dir_all(parent)?;

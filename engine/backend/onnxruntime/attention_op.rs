@@ -133,6 +133,7 @@ pub(crate) fn layout_from_env() {
 pub fn set_verify_units_by_kv_head(on: bool) {
     BY_KV_HEAD.store(on, Ordering::Relaxed);
 }
+
 /// Largest head_dim (the query is rotated into a stack buffer of this size).
 const MAX_HEAD_DIM: usize = 512;
 /// Largest `group x head_dim`: a KV head's query heads are rotated into a stack buffer of this size (16 KB).
@@ -387,10 +388,10 @@ impl AttentionKernel {
         if units == 0 {
             return Ok(());
         }
-        // A verification pass's rows share their keys and values: one chunk of KV-head-first units per thread
-        // reads each KV head's cache from memory once, where dealing units out row first had two threads fetch
-        // the same KV head (SmolLM2, 2 threads, AMD EPYC Zen 3, in-process A/B: 2-5 token passes 4-7% faster at
-        // 256-512 cached tokens, the second row's cost down ~20%; docs/KERNELS.md "Verify rows by KV head").
+        // A verification pass's rows share their keys and values: one chunk of KV-head-first units per thread,
+        // each KV head's rows in one sweep, reads a KV head's cache from memory once, where dealing units out row
+        // first had two threads fetch the same KV head (SmolLM2, 2 threads, AMD EPYC Zen 3, in-process A/B: the
+        // second row's cost -29% at 256 cached tokens, -33% at 1,024; docs/KERNELS.md "Verify rows by KV head").
         let group = h / kvh;
         let (tasks, chunk, run_rows) = if BY_KV_HEAD.load(Ordering::Relaxed) && seq > 1 && seq <= MAX_CHUNKED_ROWS {
             let t = units.min(self.threads).min(TASKS);
