@@ -617,6 +617,11 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json: $(EAGLE
 	$(VPY) -m export draft-head $(EAGLE_TRAINED) --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q8_0 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q8_0
+# What configs/smollm2-eagle-lookup.yaml runs on: the engine-kernel target with hidden states, the committed
+# EAGLE-style head as one q8_0 operator, and the lookup corpus (all made locally from committed files).
+.PHONY: smollm2-eagle-models
+smollm2-eagle-models: $(SMOL_GGML_HS)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+		$(SMOL_CORPUS)/corpus.json
 # The same heads as Q4_1 blocks (0.625 bytes per weight: a head call is bound by the bytes it streams).
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q4_1/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
 	$(VPY) -m export draft-head export/trained/smollm2-$*-head --target $(SMOL_GGML_HS) --precision q4_1 --out $(MODELS)/smollm2-135m-instruct-int4-ggml-$*-head-q4_1
@@ -744,6 +749,14 @@ bench-eagle-fused-qwen: setup datasets release $(QWEN_GGML)/manifest.json $(QWEN
 		$(QWEN_GGML_HS)-eagle-head-q8_0-unfused/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-fused-qwen.yaml --out bench-out/eagle-fused-qwen
 	$(VPY) -m export.plot_bench bench-out/eagle-fused-qwen/results.json
+.PHONY: bench-shipped-smollm2
+bench-shipped-smollm2: setup datasets release $(VENV)/.plot-stamp models smollm2-eagle-models
+	./target/release/specrt bench --config configs/bench/shipped-smollm2.yaml --out bench-out/shipped-smollm2
+	$(VPY) -m export.plot_bench bench-out/shipped-smollm2/results.json
+.PHONY: bench-side-branches-qwen
+bench-side-branches-qwen: setup datasets release $(VENV)/.plot-stamp $(QWEN_GGML)/manifest.json $(QWEN_GGML_HS)-eagle-head-q8_0/manifest.json
+	./target/release/specrt bench --config configs/bench/side-branches-qwen.yaml --out bench-out/side-branches-qwen
+	$(VPY) -m export.plot_bench bench-out/side-branches-qwen/results.json
 bench-ctc-qwen: setup datasets release $(QWEN_GGML)/manifest.json qwen-head-models
 	./target/release/specrt bench --config configs/bench/ctc-qwen.yaml --out bench-out/ctc-qwen
 	$(VPY) -m export.plot_bench bench-out/ctc-qwen/results.json

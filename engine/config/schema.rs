@@ -461,8 +461,10 @@ pub enum DrafterConfig {
         /// Whether the walk may accept side nodes of the tree: `main_chain` (the default: never; a side child
         /// holding the target's token ends the round as its bonus) or `exact` (where the load-time probe finds
         /// every tree node bitwise equal to the chain over its path, as on the engine's attention kernel; else
-        /// the main chain). Not the default because it did not pay on a Zen 3: the EAGLE head alone ran 2-5% slower
-        /// in three runs, the hybrids and Medusa within the spread (docs/HEADS.md "Side branches, exact").
+        /// the main chain). Not the default because it pays only where a verify row is cheap: on a Zen 3 the
+        /// SmolLM2 EAGLE hybrid gained (+0.06x the fastest AR over six runs; configs/smollm2-eagle-lookup.yaml opts
+        /// in), the heads alone did not, and the Qwen2.5-Coder-1.5B hybrid lost (1.14x vs 1.21x: its rows cost more)
+        /// (docs/HEADS.md "Side branches, exact").
         #[serde(default)]
         side_branches: SideBranchPolicy,
     },
