@@ -12,6 +12,9 @@ MODELS   := models
 # The CPU default precision (see docs/BENCHMARKS.md for why).
 SMOL_DEFAULT := $(MODELS)/smollm2-135m-instruct-int4
 SMOL_CORPUS := $(MODELS)/smollm2-lookup-corpus
+# The retrained EAGLE-style head as one q8_0 operator on the engine-kernel target (export/trained/smollm2-eagle-ggml-head):
+# the head configs/smollm2-eagle-lookup.yaml, the fixtures and the hybrid benches run.
+SMOL_EAGLE_HEAD := $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0
 SMOL_ALL := $(MODELS)/smollm2-135m-instruct-int4 $(MODELS)/smollm2-135m-instruct-int8 $(MODELS)/smollm2-135m-instruct-fp32 \
             $(MODELS)/smollm2-135m-instruct-int4-skip22 $(MODELS)/smollm2-135m-instruct-int4-ggml
 TINY_ALL := $(MODELS)/tiny-fp32 $(MODELS)/tiny-fp32-gpu $(MODELS)/tiny-fp32-plain $(MODELS)/tiny-int8 $(MODELS)/tiny-fp32-skip1 $(MODELS)/tiny-draft-fp32 $(MODELS)/tiny-fp32-hs \
@@ -376,7 +379,7 @@ gpu-bundle: setup $(SMOL_DEFAULT)/manifest.json $(MODELS)/tiny-fp32-plain/manife
 	ls -la .gpu
 
 fixtures: $(addsuffix /manifest.json,$(TINY_ALL) $(SMOL_ALL) $(NAT_MODELS) $(SMOL_HS) $(SMOL_HEADS) $(SPACE_MODEL) $(SMOL_GGML_SPACE)) \
-		$(SMOL_CORPUS)/corpus.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+		$(SMOL_CORPUS)/corpus.json $(SMOL_EAGLE_HEAD)/manifest.json
 
 # ---- build -------------------------------------------------------------------------------------------------
 build:
@@ -620,7 +623,7 @@ $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q8_0/manifest.json: export/trai
 # What configs/smollm2-eagle-lookup.yaml runs on: the engine-kernel target with hidden states, the committed
 # EAGLE-style head as one q8_0 operator, and the lookup corpus (all made locally from committed files).
 .PHONY: smollm2-eagle-models
-smollm2-eagle-models: $(SMOL_GGML_HS)/manifest.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+smollm2-eagle-models: $(SMOL_GGML_HS)/manifest.json $(SMOL_EAGLE_HEAD)/manifest.json \
 		$(SMOL_CORPUS)/corpus.json
 # The same heads as Q4_1 blocks (0.625 bytes per weight: a head call is bound by the bytes it streams).
 $(MODELS)/smollm2-135m-instruct-int4-ggml-%-head-q4_1/manifest.json: export/trained/smollm2-%-head/MANIFEST.json $(SMOL_GGML_HS)/manifest.json export/graph_draft_head.py
@@ -659,26 +662,26 @@ smollm2-eagle-ggml-head: $(SMOL_HEAD_CACHE)/index.json
 		--max-minutes $(SMOL_HEAD_MINUTES) --out export/trained/smollm2-eagle-ggml-head
 bench-eagle-ggml-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json \
-		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+		$(SMOL_EAGLE_HEAD)/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-ggml-smollm2.yaml --out bench-out/eagle-ggml-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-ggml-smollm2/results.json
 # The EAGLE head as one operator against the same head node by node (docs/HEADS.md "The head as one operator").
 .PHONY: bench-eagle-fused-smollm2
 bench-eagle-fused-smollm2: setup datasets release $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-head-q8_0/manifest.json \
-		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+		$(SMOL_EAGLE_HEAD)/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0-unfused/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q4_1/manifest.json
 	./target/release/specrt bench --config configs/bench/eagle-fused-smollm2.yaml --out bench-out/eagle-fused-smollm2
 	$(VPY) -m export.plot_bench bench-out/eagle-fused-smollm2/results.json
 .PHONY: bench-live-curve-smollm2
 bench-live-curve-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json \
-		$(SMOL_CORPUS)/corpus.json $(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+		$(SMOL_CORPUS)/corpus.json $(SMOL_EAGLE_HEAD)/manifest.json
 	./target/release/specrt bench --config configs/bench/live-curve-smollm2.yaml --out bench-out/live-curve-smollm2
 	$(VPY) -m export.plot_bench bench-out/live-curve-smollm2/results.json
 .PHONY: bench-side-branches-smollm2
 bench-side-branches-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
-		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json \
+		$(SMOL_EAGLE_HEAD)/manifest.json \
 		$(MODELS)/smollm2-135m-instruct-int4-ggml-medusa-head-q8_0/manifest.json
 	./target/release/specrt bench --config configs/bench/side-branches-smollm2.yaml --out bench-out/side-branches-smollm2
 	$(VPY) -m export.plot_bench bench-out/side-branches-smollm2/results.json
@@ -686,7 +689,7 @@ bench-side-branches-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS
 # The same matrix with the verify rows' attention by KV head (default) and row first (before), one process each;
 # the row-first run keeps its own cost-curve cache (the cache's key knows the kernels' revision, not this switch).
 bench-verify-rows-smollm2: setup datasets release $(VENV)/.plot-stamp $(MODELS)/smollm2-135m-instruct-int4-ggml/manifest.json $(SMOL_CORPUS)/corpus.json \
-		$(MODELS)/smollm2-135m-instruct-int4-ggml-eagle-ggml-head-q8_0/manifest.json
+		$(SMOL_EAGLE_HEAD)/manifest.json
 	./target/release/specrt bench --config configs/bench/verify-rows-smollm2.yaml --out bench-out/verify-rows-smollm2
 	SPECRT_ATTENTION_ROWS=row-first SPECRT_CACHE_DIR=bench-out/verify-rows-smollm2-row-first/cache \
 		./target/release/specrt bench --config configs/bench/verify-rows-smollm2.yaml --out bench-out/verify-rows-smollm2-row-first

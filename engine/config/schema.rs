@@ -463,8 +463,8 @@ pub enum DrafterConfig {
         /// every tree node bitwise equal to the chain over its path, as on the engine's attention kernel; else
         /// the main chain). Not the default because it pays only where a verify row is cheap: on a Zen 3 the
         /// SmolLM2 EAGLE hybrid gained (+0.06x the fastest AR over six runs; configs/smollm2-eagle-lookup.yaml opts
-        /// in), the heads alone did not, and the Qwen2.5-Coder-1.5B hybrid lost (1.14x vs 1.21x: its rows cost more)
-        /// (docs/HEADS.md "Side branches, exact").
+        /// in), the heads alone did not, and the Qwen2.5-Coder-1.5B hybrid lost or tied (1.14x vs 1.21x, 1.10x vs
+        /// 1.10x: its rows cost more) (docs/HEADS.md "Side branches, exact").
         #[serde(default)]
         side_branches: SideBranchPolicy,
     },

@@ -50,13 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for round in 0..=rounds {
         for i in 0..schedules.len() {
             let s = (i + round) % schedules.len();
-            attention_op::set_verify_units_by_kv_head(schedules[s].1);
-            model.eval_tree(&two)?;
-            model.truncate(context)?;
-            let t0 = Instant::now();
-            model.eval_tree(&one)?;
-            let seconds = t0.elapsed().as_secs_f64();
-            model.truncate(context)?;
+            timed_pass(&mut model, schedules[s].1, &two, context)?;
+            let seconds = timed_pass(&mut model, schedules[s].1, &one, context)?;
             if round > 0 {
                 after[s].push(seconds);
             }
@@ -67,11 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // alternate which schedule goes first, so neither always follows the other
             for i in 0..schedules.len() {
                 let s = (i + round + n) % schedules.len();
-                attention_op::set_verify_units_by_kv_head(schedules[s].1);
-                let t0 = Instant::now();
-                model.eval_tree(&tree)?;
-                let seconds = t0.elapsed().as_secs_f64();
-                model.truncate(context)?;
+                let seconds = timed_pass(&mut model, schedules[s].1, &tree, context)?;
                 if round > 0 {
                     samples[s][n - 1].push(seconds);
                 }
@@ -106,4 +97,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(&out, serde_json::to_string_pretty(&doc)?)?;
     eprintln!("attention_schedule: wrote {}", out.display());
     Ok(())
+}
+
+/// One pass of `tree` on top of the `context` cached tokens under the given layout, timed, then rolled back.
+fn timed_pass(model: &mut LanguageModel, by_kv_head: bool, tree: &TokenTree, context: usize) -> Result<f64, Box<dyn std::error::Error>> {
+    attention_op::set_verify_units_by_kv_head(by_kv_head);
+    let t0 = Instant::now();
+    model.eval_tree(tree)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    model.truncate(context)?;
+    Ok(seconds)
 }
